@@ -1,0 +1,53 @@
+# Upshift: build, test, demo, lint.
+# `make test` runs unit and integration tests against a real local control
+# plane; the first run builds its binaries (about 9 minutes on 2 cores).
+
+GO        ?= go
+BIN       := bin/upshift
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/upshift-dev/upshift/internal/version.Version=$(VERSION)
+STATICCHECK_VERSION := v0.8.2
+# Test clusters live in directories named upshift-test-*: after the tests
+# no process may still mention one.
+TEST_CLUSTER_MARK := upshift-test-
+GOTEST_FLAGS ?= -count=1 -timeout 30m
+
+.PHONY: all build test unit cluster-binaries check-leaks demo lint recipes clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/upshift
+
+# Build the local control plane once up front, with visible progress, so
+# the parallel test packages do not all wait on it silently.
+cluster-binaries: build
+	$(BIN) cluster build
+
+test: cluster-binaries
+	$(GO) test $(GOTEST_FLAGS) ./...
+	@$(MAKE) --no-print-directory check-leaks
+
+# Pure-logic tests only (no cluster).
+unit:
+	$(GO) test -count=1 -short ./...
+
+check-leaks:
+	@left=$$(pgrep -af '$(TEST_CLUSTER_MARK)' | grep -v pgrep || true); \
+	if [ -n "$$left" ]; then echo "control-plane processes of test clusters are still running:"; echo "$$left"; exit 1; fi; \
+	echo "no test cluster process left behind"
+
+demo: build
+	./hack/demo.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# Regenerate the embedded build recipes of the local control plane.
+recipes:
+	./hack/recipes.sh
+
+clean:
+	rm -rf bin

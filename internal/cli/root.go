@@ -1,0 +1,57 @@
+// Package cli holds the cobra commands. They are thin: each parses flags,
+// calls a package that does the work, and prints the result.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command (see README).
+const (
+	ExitOK      = 0 // target reached
+	ExitInvalid = 1 // invalid input, usage or refusal; nothing changed
+)
+
+// exitError carries an exit code to Execute.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// NewRootCommand builds the upshift command tree.
+func NewRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "upshift",
+		Short:         "Upgrade Kubernetes platforms in stages: backed up, gated, resumable, reversible",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newVersionCommand(), newClusterCommand())
+	return root
+}
+
+// Execute runs the CLI and returns the process exit code.
+func Execute() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := NewRootCommand().ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(os.Stderr, "error:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitInvalid
+}

@@ -1,0 +1,22 @@
+package kube
+
+import "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+// Health is the verdict on one object (or one selector's objects).
+//
+// Status is kstatus's: Current (ready), InProgress, Failed, Terminating,
+// NotFound or Unknown. Failed here also covers what Evaluate adds to kstatus
+// (crashing new pods, a failed Job). Message is for people and names the
+// object, e.g. "deployment demo/web: Available: 1/3".
+type Health struct {
+	Status  status.Status
+	Message string
+}
+
+// Current reports whether the object is ready.
+func (h Health) Current() bool { return h.Status == status.CurrentStatus }
+
+// Failing reports whether the object is broken and waiting more will not help.
+func (h Health) Failing() bool { return h.Status == status.FailedStatus }
+
+func (h Health) String() string { return string(h.Status) + ": " + h.Message }

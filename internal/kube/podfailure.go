@@ -1,0 +1,92 @@
+package kube
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// stuckReasons are container waiting reasons after which a pod will not start
+// until someone changes its spec, its image or its config.
+var stuckReasons = map[string]bool{
+	"ImagePullBackOff":           true,
+	"ErrImagePull":               true,
+	"InvalidImageName":           true,
+	"CreateContainerConfigError": true,
+}
+
+const crashLoopBackOff = "CrashLoopBackOff"
+
+// podFailure says why a pod is failing, or "" when it is not. With crashes
+// set, a crash loop or a restart of a container that is not Ready counts
+// too: one crash of a new pod is enough, since an upgrade gate prefers a
+// fast, explained failure to waiting out progressDeadlineSeconds. Job pods
+// pass crashes=false: their backoffLimit decides how many crashes are fine.
+func podFailure(pod *corev1.Pod, crashes bool) string {
+	if pod.DeletionTimestamp != nil {
+		return "" // on its way out; its replacement is judged instead
+	}
+	check := func(what string, cs *corev1.ContainerStatus) string {
+		prefix := fmt.Sprintf("pod %s/%s %s %s: ", pod.Namespace, pod.Name, what, cs.Name)
+		if w := cs.State.Waiting; w != nil {
+			if stuckReasons[w.Reason] {
+				if w.Message != "" {
+					return prefix + w.Reason + ": " + w.Message
+				}
+				return prefix + w.Reason
+			}
+			if crashes && w.Reason == crashLoopBackOff {
+				return prefix + fmt.Sprintf("%s (restarts: %d)", w.Reason, cs.RestartCount) + lastExit(cs)
+			}
+		}
+		last := cs.LastTerminationState.Terminated
+		if crashes && last != nil && cs.RestartCount > 0 && !cs.Ready && cs.State.Terminated == nil {
+			return prefix + fmt.Sprintf("restarted after exit code %d (%s) (restarts: %d)", last.ExitCode, last.Reason, cs.RestartCount)
+		}
+		return ""
+	}
+	for i := range pod.Status.InitContainerStatuses {
+		if msg := check("init container", &pod.Status.InitContainerStatuses[i]); msg != "" {
+			return msg
+		}
+	}
+	for i := range pod.Status.ContainerStatuses {
+		if msg := check("container", &pod.Status.ContainerStatuses[i]); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// lastExit adds the last exit of a crash-looping container, which is usually
+// the most useful clue.
+func lastExit(cs *corev1.ContainerStatus) string {
+	t := cs.LastTerminationState.Terminated
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, t.Reason)
+}
+
+// firstPodFailure reports the first failing pod of pods (sorted by the
+// caller) and how many more fail.
+func firstPodFailure(pods []corev1.Pod, crashes bool) string {
+	first, more := "", 0
+	for i := range pods {
+		msg := podFailure(&pods[i], crashes)
+		switch {
+		case msg == "":
+		case first == "":
+			first = msg
+		default:
+			more++
+		}
+	}
+	switch {
+	case more == 1:
+		first += " (and 1 more failing pod)"
+	case more > 1:
+		first += fmt.Sprintf(" (and %d more failing pods)", more)
+	}
+	return first
+}
