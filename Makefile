@@ -38,7 +38,7 @@ check-leaks:
 	echo "no test cluster process left behind"
 
 demo: build
-	./hack/demo.sh
+	$(BIN) demo
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -36,7 +36,7 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newClusterCommand())
+	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand())
 	return root
 }
 

@@ -44,12 +44,23 @@ func (s stamps) save(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, stampsFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if old, err := os.ReadFile(filepath.Join(dir, stampsFile)); err == nil && string(old) == string(b) {
+		return nil
+	}
+	// A unique temporary name: several clusters may start at once.
+	f, err := os.CreateTemp(dir, stampsFile+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("record verified binaries: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, stampsFile)); err != nil {
-		return errors.Join(fmt.Errorf("record verified binaries: %w", err), os.Remove(tmp))
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), filepath.Join(dir, stampsFile))
+	}
+	if werr != nil {
+		return errors.Join(fmt.Errorf("record verified binaries: %w", werr), os.Remove(f.Name()))
 	}
 	return nil
 }
