@@ -1,0 +1,32 @@
+package helmx
+
+import (
+	"fmt"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+)
+
+// Chart is a loaded Helm chart.
+type Chart = chart.Chart
+
+// Load reads a chart from a local directory or a .tgz archive (as made by
+// `helm package`). Dependencies declared in Chart.yaml must be present in
+// its charts/ directory (`helm dependency build`); a library chart, which
+// cannot be installed, is refused.
+func Load(chartPath string) (*Chart, error) {
+	ch, err := loader.Load(chartPath)
+	if err != nil {
+		return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
+	}
+	if ch.Metadata.Type == "library" {
+		return nil, fmt.Errorf("load chart %s: %s is a library chart and cannot be installed", chartPath, ch.Name())
+	}
+	if deps := ch.Metadata.Dependencies; len(deps) > 0 {
+		if err := action.CheckDependencies(ch, deps); err != nil {
+			return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
+		}
+	}
+	return ch, nil
+}
