@@ -27,14 +27,19 @@ var ErrNoGoToolchain = errors.New("no Go toolchain found")
 // DefaultBinDir is where built binaries are cached:
 // os.UserCacheDir()/upshift/localcluster/<versions>/bin, or $UPSHIFT_LOCALCLUSTER_BIN_DIR.
 func DefaultBinDir() (string, error) {
-	if d := os.Getenv(EnvBinDir); d != "" {
+	return cacheDir(EnvBinDir, "localcluster", VersionsKey(), "bin")
+}
+
+// cacheDir returns $env if set, else os.UserCacheDir()/upshift/<parts>.
+func cacheDir(env string, parts ...string) (string, error) {
+	if d := os.Getenv(env); d != "" {
 		return d, nil
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("find the user cache directory: %w (set %s)", err, EnvBinDir)
+		return "", fmt.Errorf("find the user cache directory: %w (set %s)", err, env)
 	}
-	return filepath.Join(cache, "upshift", "localcluster", VersionsKey(), "bin"), nil
+	return filepath.Join(append([]string{cache, "upshift"}, parts...)...), nil
 }
 
 // Binaries locates every tool in one directory.

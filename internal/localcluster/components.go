@@ -71,43 +71,39 @@ func apiserverComponent(l layout, p Ports) component {
 	}}
 }
 
-func controllerManagerComponent(l layout, p Ports) component {
-	kc := l.componentKubeconfig("controller-manager")
-	return component{name: "kube-controller-manager", args: []string{
+// controllerArgs are the flags kube-controller-manager and kube-scheduler
+// share: their kubeconfig for everything, serving on loopback only.
+func controllerArgs(l layout, name string, port int) []string {
+	kc := l.componentKubeconfig(name)
+	return []string{
 		"--kubeconfig=" + kc,
 		"--authentication-kubeconfig=" + kc,
 		"--authorization-kubeconfig=" + kc,
 		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(p.ControllerManager),
-		"--cert-dir=" + l.path("pki", "controller-manager"),
-		"--service-account-private-key-file=" + l.pki("sa.key"),
-		"--root-ca-file=" + l.pki("ca.crt"),
-		"--cluster-signing-cert-file=" + l.pki("ca.crt"),
-		"--cluster-signing-key-file=" + l.pki("ca.key"),
-		"--use-service-account-credentials=true",
-		// The default 20 QPS throttles start-up by seconds on a cluster that answers in milliseconds.
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + l.path("pki", name),
+		// The default 20 QPS throttles start-up by seconds on a cluster
+		// that answers in milliseconds.
 		"--kube-api-qps=500",
 		"--kube-api-burst=1000",
 		// One instance: leader election would only add seconds to start-up.
 		"--leader-elect=false",
 		"--profiling=false",
-	}}
+	}
+}
+
+func controllerManagerComponent(l layout, p Ports) component {
+	return component{name: "kube-controller-manager", args: append(controllerArgs(l, "controller-manager", p.ControllerManager),
+		"--service-account-private-key-file="+l.pki("sa.key"),
+		"--root-ca-file="+l.pki("ca.crt"),
+		"--cluster-signing-cert-file="+l.pki("ca.crt"),
+		"--cluster-signing-key-file="+l.pki("ca.key"),
+		"--use-service-account-credentials=true",
+	)}
 }
 
 func schedulerComponent(l layout, p Ports) component {
-	kc := l.componentKubeconfig("scheduler")
-	return component{name: "kube-scheduler", args: []string{
-		"--kubeconfig=" + kc,
-		"--authentication-kubeconfig=" + kc,
-		"--authorization-kubeconfig=" + kc,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(p.Scheduler),
-		"--cert-dir=" + l.path("pki", "scheduler"),
-		"--kube-api-qps=500",
-		"--kube-api-burst=1000",
-		"--leader-elect=false",
-		"--profiling=false",
-	}}
+	return component{name: "kube-scheduler", args: controllerArgs(l, "scheduler", p.Scheduler)}
 }
 
 func kwokComponent(l layout, p Ports) component {

@@ -3,7 +3,6 @@ package localcluster
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"time"
@@ -49,14 +48,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`)
 // ClustersDir is the parent directory of named clusters:
 // $UPSHIFT_CLUSTERS_DIR, else os.UserCacheDir()/upshift/clusters.
 func ClustersDir() (string, error) {
-	if d := os.Getenv(EnvClustersDir); d != "" {
-		return d, nil
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("find the user cache directory: %w (set %s)", err, EnvClustersDir)
-	}
-	return filepath.Join(cache, "upshift", "clusters"), nil
+	return cacheDir(EnvClustersDir, "clusters")
 }
 
 // withDefaults validates the options and fills in defaults.
