@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
@@ -164,9 +165,17 @@ func TestEvaluate(t *testing.T) {
 			substr: []string{"exited with code 3"},
 		},
 		{
+			name: "job failed just now, failed pod not seen yet",
+			obj: obj("batch/v1", "Job", job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
+				Reason: "BackoffLimitExceeded", LastTransitionTime: metav1.Now()})),
+			want:   status.InProgressStatus,
+			substr: []string{"waiting for the failed pod's status"},
+		},
+		{
 			name: "job failed, pods gone",
 			obj: obj("batch/v1", "Job", job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
-				Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"})),
+				Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit",
+				LastTransitionTime: metav1.NewTime(time.Now().Add(-10 * time.Second))})),
 			want:   status.FailedStatus,
 			substr: []string{"job demo/migrate failed: BackoffLimitExceeded: Job has reached the specified backoff limit"},
 		},

@@ -2,12 +2,17 @@ package kube
 
 import (
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
+
+// podStatusGrace is how long a failed Job waits for its failed pod's status
+// before it is reported from its condition alone.
+const podStatusGrace = 3 * time.Second
 
 // evaluateJob refines kstatus for Jobs. kstatus calls a started Job
 // Current; a gate wants it finished, so a running Job is InProgress here.
@@ -29,6 +34,11 @@ func evaluateJob(desc string, obj map[string]any, res *status.Result, pods []cor
 		switch c.Type {
 		case batchv1.JobFailed, batchv1.JobFailureTarget:
 			msg := failedJobPod(pods)
+			if msg == "" && time.Since(c.LastTransitionTime.Time) < podStatusGrace {
+				// The Job and pod watches race: the Failed condition can
+				// arrive before the pod status that names the exit code.
+				return Health{Status: status.InProgressStatus, Message: desc + ": failed; waiting for the failed pod's status"}
+			}
 			if msg == "" {
 				msg = c.Reason + ": " + c.Message
 			}
