@@ -1,0 +1,203 @@
+package plan
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+var workloadKinds = map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true}
+
+// Validate checks a loaded plan without a cluster and returns every problem.
+func Validate(l *Loaded) field.ErrorList {
+	p := l.Plan
+	var errs field.ErrorList
+	if p.APIVersion != v1alpha1.APIVersion {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), p.APIVersion, "must be "+v1alpha1.APIVersion))
+	}
+	if p.Kind != v1alpha1.PlanKind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), p.Kind, "must be "+v1alpha1.PlanKind))
+	}
+	if msgs := validation.IsDNS1123Subdomain(p.Name); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), p.Name, "a plan needs a name (lowercase letters, digits, '-' and '.'): it keys the run"))
+	}
+	spec := field.NewPath("spec")
+	if p.Spec.Version == "" {
+		errs = append(errs, field.Required(spec.Child("version"), "the target version this plan reaches"))
+	}
+	if len(p.Spec.Stages) == 0 {
+		errs = append(errs, field.Required(spec.Child("stages"), "at least one stage is required"))
+	}
+	stageNames := map[string]bool{}
+	stepNames := map[string]string{}
+	for i, st := range p.Spec.Stages {
+		sp := spec.Child("stages").Index(i)
+		errs = append(errs, uniqueName(sp.Child("name"), st.Name, stageNames, "stage")...)
+		if len(st.Steps) == 0 {
+			errs = append(errs, field.Required(sp.Child("steps"), "at least one step is required"))
+		}
+		for j, step := range st.Steps {
+			stp := sp.Child("steps").Index(j)
+			if step.Name == "" {
+				errs = append(errs, field.Required(stp.Child("name"), "every step needs a name, unique across the plan"))
+			} else if prev, dup := stepNames[step.Name]; dup {
+				errs = append(errs, field.Duplicate(stp.Child("name"), step.Name+" (also "+prev+")"))
+			} else {
+				stepNames[step.Name] = stp.String()
+			}
+			errs = append(errs, positive(stp.Child("timeout"), step.Timeout)...)
+			errs = append(errs, validateStepKind(stp, step, l.BaseDir)...)
+		}
+		for j, g := range st.Gates {
+			errs = append(errs, validateGate(sp.Child("gates").Index(j), g)...)
+		}
+	}
+	return errs
+}
+
+func uniqueName(path *field.Path, name string, seen map[string]bool, what string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(path, "every "+what+" needs a name")}
+	}
+	if seen[name] {
+		return field.ErrorList{field.Duplicate(path, name)}
+	}
+	seen[name] = true
+	return nil
+}
+
+func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
+	set := 0
+	var errs field.ErrorList
+	if s.CRDs != nil {
+		set++
+		errs = append(errs, validateSource(path.Child("crds"), s.CRDs.Source, base)...)
+		if s.CRDs.MinCount < 0 {
+			errs = append(errs, field.Invalid(path.Child("crds", "minCount"), s.CRDs.MinCount, "must not be negative"))
+		}
+	}
+	if s.Manifests != nil {
+		set++
+		errs = append(errs, validateSource(path.Child("manifests"), s.Manifests.Source, base)...)
+	}
+	if s.Image != nil {
+		set++
+		errs = append(errs, validateImage(path.Child("image"), s.Image)...)
+	}
+	switch set {
+	case 0:
+		errs = append(errs, field.Required(path, "set exactly one step kind: crds, manifests or image"))
+	case 1:
+	default:
+		errs = append(errs, field.Forbidden(path, "set exactly one step kind: crds, manifests or image; split this step in two"))
+	}
+	return errs
+}
+
+func validateSource(path *field.Path, src v1alpha1.Source, base string) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	for _, v := range []string{src.Path, src.URL, src.Inline} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return field.ErrorList{field.Invalid(path, fmt.Sprintf("%d sources", n), "set exactly one of path, url or inline")}
+	}
+	switch {
+	case src.Path != "":
+		if _, err := os.Stat(resolve(base, src.Path)); err != nil {
+			errs = append(errs, field.Invalid(path.Child("path"), src.Path, fmt.Sprintf("cannot read it (%v); paths are relative to the plan file", err)))
+		}
+	case src.URL != "":
+		u, err := url.Parse(src.URL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			errs = append(errs, field.Invalid(path.Child("url"), src.URL, "must be an absolute http(s) URL"))
+		}
+		if src.CAFile != "" {
+			if _, err := os.Stat(resolve(base, src.CAFile)); err != nil {
+				errs = append(errs, field.Invalid(path.Child("caFile"), src.CAFile, fmt.Sprintf("cannot read it (%v)", err)))
+			}
+		}
+	}
+	if src.URL == "" && (src.CAFile != "" || src.InsecureSkipVerify) {
+		errs = append(errs, field.Forbidden(path.Child("caFile"), "caFile and insecureSkipVerify apply to url only"))
+	}
+	return errs
+}
+
+func validateImage(path *field.Path, s *v1alpha1.ImageStep) field.ErrorList {
+	var errs field.ErrorList
+	if !workloadKinds[s.Kind] {
+		errs = append(errs, field.NotSupported(path.Child("kind"), s.Kind, []string{"Deployment", "DaemonSet", "StatefulSet"}))
+	}
+	if s.Namespace == "" {
+		errs = append(errs, field.Required(path.Child("namespace"), "the workload's namespace"))
+	}
+	if s.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), "the workload's name"))
+	}
+	if len(s.Images) == 0 {
+		errs = append(errs, field.Required(path.Child("images"), "at least one container is required (container name: image)"))
+	}
+	for c, img := range s.Images {
+		if img == "" {
+			errs = append(errs, field.Required(path.Child("images").Key(c), "an image is required"))
+		}
+	}
+	return errs
+}
+
+func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
+	errs := positive(path.Child("timeout"), g.Timeout)
+	set := 0
+	if r := g.Ready; r != nil {
+		set++
+		rp := path.Child("ready")
+		if r.APIVersion == "" {
+			errs = append(errs, field.Required(rp.Child("apiVersion"), "e.g. apps/v1"))
+		}
+		if r.Kind == "" {
+			errs = append(errs, field.Required(rp.Child("kind"), "e.g. Deployment"))
+		}
+		switch {
+		case (r.Name == "") == (r.Selector == ""):
+			errs = append(errs, field.Invalid(rp, r.Name+r.Selector, "set exactly one of name or selector"))
+		case r.Selector != "":
+			if _, err := labels.Parse(r.Selector); err != nil {
+				errs = append(errs, field.Invalid(rp.Child("selector"), r.Selector, err.Error()))
+			}
+		}
+	}
+	if h := g.HTTP; h != nil {
+		set++
+		hp := path.Child("http")
+		if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			errs = append(errs, field.Invalid(hp.Child("url"), h.URL, "must be an absolute http(s) URL"))
+		}
+		if h.ExpectStatus != 0 && (h.ExpectStatus < 100 || h.ExpectStatus > 599) {
+			errs = append(errs, field.Invalid(hp.Child("expectStatus"), h.ExpectStatus, "must be an HTTP status code (100-599)"))
+		}
+		errs = append(errs, positive(hp.Child("timeout"), h.Timeout)...)
+		errs = append(errs, positive(hp.Child("interval"), h.Interval)...)
+	}
+	if set != 1 {
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready or http"))
+	}
+	return errs
+}
+
+func resolve(base, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(base, p)
+}
