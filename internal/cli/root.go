@@ -36,7 +36,7 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand())
+	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand())
 	return root
 }
 
@@ -49,6 +49,12 @@ func Execute() int {
 		return ExitOK
 	}
 	fmt.Fprintln(os.Stderr, "error:", err)
+	return exitCode(err)
+}
+
+// exitCode maps an error to the process exit code: an *exitError carries
+// its own, anything else is invalid input or a refusal.
+func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -170,7 +170,7 @@ func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
 		}
 		switch {
 		case (r.Name == "") == (r.Selector == ""):
-			errs = append(errs, field.Invalid(rp, r.Name+r.Selector, "set exactly one of name or selector"))
+			errs = append(errs, field.Forbidden(rp, "set exactly one of name or selector"))
 		case r.Selector != "":
 			if _, err := labels.Parse(r.Selector); err != nil {
 				errs = append(errs, field.Invalid(rp.Child("selector"), r.Selector, err.Error()))

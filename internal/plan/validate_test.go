@@ -35,7 +35,7 @@ func TestInvalidPlanReportsEveryProblemWithItsPath(t *testing.T) {
 		"spec.stages[1].steps[0].image.kind: Unsupported value: \"Pod\"",
 		"spec.stages[1].steps[0].image.images: Required value: at least one container is required",
 		"spec.stages[1].steps[0].timeout: Invalid value: \"-5s\"",
-		"spec.stages[1].gates[0].ready: Invalid value: \"xapp=x\": set exactly one of name or selector",
+		"spec.stages[1].gates[0].ready: Forbidden: set exactly one of name or selector",
 		"spec.stages[1].gates[1]: Invalid value: \"0 gate kinds\"",
 	} {
 		if !strings.Contains(got, want) {
