@@ -24,6 +24,9 @@ import (
 // Three clusters run at once without seeing each other's objects, and
 // stopping one leaves the other two serving.
 func TestThreeClustersRunIsolated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local control plane")
+	}
 	names := []string{"iso-a", "iso-b", "iso-c"}
 	clusters := make([]*localcluster.Cluster, len(names))
 	errs := make(chan error, len(names))
