@@ -28,9 +28,7 @@ func run(t *testing.T, args ...string) (string, string, error) {
 // The lifecycle a user goes through: up, status, a refused second up, down,
 // and a down that finds nothing.
 func TestClusterUpStatusDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local control plane")
-	}
+	testenv.SkipIfShort(t)
 	root, err := os.MkdirTemp("", testenv.DirPrefix+"cli-")
 	if err != nil {
 		t.Fatal(err)

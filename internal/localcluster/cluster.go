@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -115,7 +116,7 @@ func (c *Cluster) boot(ctx context.Context, o Options) error {
 		return err
 	}
 	return c.waitReady(ctx, "default service account", func(ctx context.Context) error {
-		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metaGetOptions)
+		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		return err
 	})
 }

@@ -9,11 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-var metaGetOptions = metav1.GetOptions{}
 
 // etcdHealthy asks etcd's /health endpoint over mutual TLS.
 func etcdHealthy(ctx context.Context, l layout, p Ports) error {

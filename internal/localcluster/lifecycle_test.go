@@ -24,9 +24,7 @@ import (
 // Three clusters run at once without seeing each other's objects, and
 // stopping one leaves the other two serving.
 func TestThreeClustersRunIsolated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local control plane")
-	}
+	testenv.SkipIfShort(t)
 	names := []string{"iso-a", "iso-b", "iso-c"}
 	clusters := make([]*localcluster.Cluster, len(names))
 	errs := make(chan error, len(names))
@@ -110,9 +108,7 @@ func runChild() int {
 // A test binary killed with SIGKILL leaves no control-plane process behind,
 // and the next start in the same directory cleans the stale state.
 func TestSIGKILLedOwnerLeavesNoProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local control plane")
-	}
+	testenv.SkipIfShort(t)
 	dir, err := os.MkdirTemp("", testenv.DirPrefix+"sigkill-")
 	if err != nil {
 		t.Fatal(err)

@@ -33,9 +33,7 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 // startTied starts a cluster tied to the test process and stops it at the end.
 func startTied(t *testing.T, name string) *localcluster.Cluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs the local control plane")
-	}
+	testenv.SkipIfShort(t)
 	c, err := testenv.StartTied(localcluster.Options{Name: name, Progress: testWriter{t}})
 	if err != nil {
 		t.Fatalf("start cluster %s: %v", name, err)

@@ -65,9 +65,7 @@ func run(m *testing.M) int {
 // fails it if the cluster could not start.
 func Cluster(t testing.TB) *localcluster.Cluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs the local control plane; not run with -short")
-	}
+	SkipIfShort(t)
 	if startErr != nil {
 		t.Fatalf("local cluster did not start: %v", startErr)
 	}
@@ -97,4 +95,13 @@ func StartTied(o localcluster.Options) (*localcluster.Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// SkipIfShort skips a test that starts or uses a real control plane when
+// `go test -short` asks for pure-logic tests only (`make unit`).
+func SkipIfShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test runs against a real local control plane (seconds per cluster); run it with `make test`")
+	}
 }
