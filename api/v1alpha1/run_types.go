@@ -1,0 +1,132 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// RunKind names a run record.
+const RunKind = "UpgradeRun"
+
+// UpgradeRun is one execution of an UpgradePlan: the resolved plan it runs
+// and where it stands. It is saved after every transition, so any process
+// on any machine can resume it.
+type UpgradeRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              UpgradeRunSpec `json:"spec"`
+	Status            RunStatus      `json:"status,omitempty"`
+}
+
+// UpgradeRunSpec is the plan as it was resolved when the run started.
+type UpgradeRunSpec struct {
+	Plan UpgradePlanSpec `json:"plan"`
+	// PlanDigest is the SHA-256 of the plan spec and of every source's
+	// content: a changed plan (or a changed file it points at) is noticed.
+	PlanDigest string `json:"planDigest"`
+	// SourceDigests maps each source's field path to the SHA-256 of its
+	// content, so a refusal can say which source changed.
+	SourceDigests map[string]string `json:"sourceDigests,omitempty"`
+}
+
+// RunPhase is where a run stands, for display and for the CLI's exit code.
+type RunPhase string
+
+const (
+	RunPending        RunPhase = "Pending"
+	RunRunning        RunPhase = "Running"
+	RunSucceeded      RunPhase = "Succeeded"
+	RunFailed         RunPhase = "Failed" // failed and not rolled back: an operator must act
+	RunRollingBack    RunPhase = "RollingBack"
+	RunRolledBack     RunPhase = "RolledBack"
+	RunRollbackFailed RunPhase = "RollbackFailed"
+	RunAborted        RunPhase = "Aborted" // stopped by an operator; rollback still possible
+)
+
+// Finished reports whether the run will not move again without an
+// operator's command (rollback, retry, or apply --retry).
+func (p RunPhase) Finished() bool {
+	return p == RunSucceeded || p == RunRolledBack
+}
+
+// Phase of a stage, a step or a gate.
+type Phase string
+
+const (
+	PhasePending     Phase = "Pending"
+	PhaseBackingUp   Phase = "BackingUp"
+	PhaseRunning     Phase = "Running"
+	PhaseGating      Phase = "Gating"
+	PhaseSucceeded   Phase = "Succeeded"
+	PhaseFailed      Phase = "Failed"
+	PhaseRollingBack Phase = "RollingBack"
+	PhaseRolledBack  Phase = "RolledBack"
+	PhaseSkipped     Phase = "Skipped" // rollback had nothing to undo
+	PhaseRollbackErr Phase = "RollbackFailed"
+)
+
+// RunStatus is a run's progress, index-aligned with the plan's stages.
+type RunStatus struct {
+	Phase RunPhase `json:"phase,omitempty"`
+	// Attempt counts starts from the first stage (apply --retry adds one).
+	Attempt int `json:"attempt,omitempty"`
+	// Transitions counts saved transitions; it orders events and drives
+	// the test failpoint.
+	Transitions int          `json:"transitions,omitempty"`
+	Message     string       `json:"message,omitempty"`
+	StartedAt   *metav1.Time `json:"startedAt,omitempty"`
+	FinishedAt  *metav1.Time `json:"finishedAt,omitempty"`
+	// RollbackRequested is set when a rollback was asked for (automatic or
+	// by an operator) and not finished yet; a resumed run goes on with it.
+	RollbackRequested bool `json:"rollbackRequested,omitempty"`
+	// AbortRequested asks the process holding the run to stop where it is.
+	AbortRequested bool          `json:"abortRequested,omitempty"`
+	Stages         []StageStatus `json:"stages,omitempty"`
+}
+
+// StageStatus is one stage's progress.
+type StageStatus struct {
+	Name       string       `json:"name"`
+	Phase      Phase        `json:"phase"`
+	Attempts   int          `json:"attempts,omitempty"`
+	StartedAt  *metav1.Time `json:"startedAt,omitempty"`
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	Message    string       `json:"message,omitempty"`
+	// Backup is the snapshot taken before the stage's first change.
+	Backup   *BackupRef   `json:"backup,omitempty"`
+	Steps    []StepStatus `json:"steps,omitempty"`
+	Gates    []StepStatus `json:"gates,omitempty"`
+	Rollback *Rollback    `json:"rollback,omitempty"`
+}
+
+// StepStatus is one step's (or gate's) progress.
+type StepStatus struct {
+	Name       string       `json:"name"`
+	Phase      Phase        `json:"phase"`
+	Attempts   int          `json:"attempts,omitempty"`
+	StartedAt  *metav1.Time `json:"startedAt,omitempty"`
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	Message    string       `json:"message,omitempty"`
+}
+
+// BackupRef locates a stage's snapshot in the cluster.
+type BackupRef struct {
+	// Secrets hold the gzip-compressed snapshot in order, each under 1 MiB.
+	Secrets []string `json:"secrets"`
+	// SHA256 of the uncompressed snapshot.
+	SHA256 string `json:"sha256"`
+	// Objects counts the objects that existed; Absent those the stage may
+	// create (deleted again on rollback, except CRDs).
+	Objects   int          `json:"objects"`
+	Absent    int          `json:"absent,omitempty"`
+	CreatedAt *metav1.Time `json:"createdAt,omitempty"`
+}
+
+// Rollback is what undoing a stage did and found.
+type Rollback struct {
+	Restored int `json:"restored,omitempty"`
+	Deleted  int `json:"deleted,omitempty"`
+	// Kept lists objects the stage created that were left in place (CRDs:
+	// deleting one deletes its data).
+	Kept []string `json:"kept,omitempty"`
+	// Differences lists every restored object that does not equal its
+	// snapshot; any makes the rollback fail.
+	Differences []string `json:"differences,omitempty"`
+}

@@ -1,0 +1,79 @@
+// Package step is the contract between the engine's driver and the step
+// kinds: executors and gates report results as data. It holds nothing else,
+// so the engine and every kind depend on it and not on each other.
+package step
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Ref names one object a step touches.
+type Ref struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// GroupVersionKind parses APIVersion and Kind.
+func (r Ref) GroupVersionKind() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
+}
+
+// String is the form messages use: "deployment demo/web".
+func (r Ref) String() string {
+	k := strings.ToLower(r.Kind)
+	if r.Namespace == "" {
+		return k + " " + r.Name
+	}
+	return fmt.Sprintf("%s %s/%s", k, r.Namespace, r.Name)
+}
+
+// Outcome of a step or a gate.
+type Outcome string
+
+const (
+	Succeeded Outcome = "Succeeded"
+	Failed    Outcome = "Failed"
+)
+
+// Result is what an executor or a gate reports. An expected failure (a
+// crash-looping pod, a gate that does not pass, a timeout) is a Failed
+// result with a message, not an error.
+type Result struct {
+	Outcome Outcome
+	Message string
+}
+
+// Success and Failure build results.
+func Success(format string, a ...any) Result {
+	return Result{Outcome: Succeeded, Message: fmt.Sprintf(format, a...)}
+}
+
+func Failure(format string, a ...any) Result {
+	return Result{Outcome: Failed, Message: fmt.Sprintf(format, a...)}
+}
+
+// Executor performs one step.
+type Executor interface {
+	// Targets names every object the step may change or create, so the
+	// stage's backup holds them before anything changes. It changes nothing.
+	Targets(ctx context.Context) ([]Ref, error)
+	// Run makes the change and waits until it holds, within the step's
+	// timeout. It is idempotent: after a crash it is called again and
+	// finishes the job. Transient API errors are retried inside; an error
+	// is returned only when ctx ends or the call cannot go on at all (bad
+	// credentials, a malformed object).
+	Run(ctx context.Context) (Result, error)
+}
+
+// Gate checks health after a stage's steps.
+type Gate interface {
+	// Check waits, within the gate's timeout, until the condition holds
+	// (Succeeded) or cannot hold (Failed).
+	Check(ctx context.Context) (Result, error)
+}
