@@ -3,6 +3,7 @@ module github.com/upshift-dev/upshift
 go 1.24.0
 
 require (
+	github.com/cockroachdb/datadriven v1.0.3
 	github.com/spf13/cobra v1.10.2
 	helm.sh/helm/v3 v3.19.5
 	k8s.io/api v0.34.4

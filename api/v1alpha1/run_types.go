@@ -69,10 +69,13 @@ type RunStatus struct {
 	Attempt int `json:"attempt,omitempty"`
 	// Transitions counts saved transitions; it orders events and drives
 	// the test failpoint.
-	Transitions int          `json:"transitions,omitempty"`
-	Message     string       `json:"message,omitempty"`
-	StartedAt   *metav1.Time `json:"startedAt,omitempty"`
-	FinishedAt  *metav1.Time `json:"finishedAt,omitempty"`
+	Transitions int    `json:"transitions,omitempty"`
+	Message     string `json:"message,omitempty"`
+	// Failure is what stopped the run: the failed stage's message, or the
+	// operator's rollback request. It survives the rollback's messages.
+	Failure    string       `json:"failure,omitempty"`
+	StartedAt  *metav1.Time `json:"startedAt,omitempty"`
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 	// RollbackRequested is set when a rollback was asked for (automatic or
 	// by an operator) and not finished yet; a resumed run goes on with it.
 	RollbackRequested bool `json:"rollbackRequested,omitempty"`

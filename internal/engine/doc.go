@@ -1,0 +1,28 @@
+// Package engine is Upshift's state machine: it decides what a run does
+// next and records what happened, and does no IO of its own.
+//
+// The loop (driven by internal/runner) is observe, decide, act, record:
+//
+//	for {
+//		a := engine.Next(run)            // decide from the saved status
+//		if a.Kind == engine.Done { … }
+//		engine.Begin(run, a, now)        // record "started"; save
+//		o := act(a)                      // IO: backup, step, gate, restore
+//		engine.Complete(run, a, o, now)  // record the outcome; save
+//	}
+//
+// Every Begin and Complete is a transition that the driver saves before it
+// goes on, so a process killed at any point resumes from the last saved
+// transition: a step that was started and not recorded as finished is
+// entered again (executors are idempotent), a succeeded step never is.
+//
+// Rules:
+//   - A stage is backed up once per run attempt, before its first change; a
+//     stage whose backup is not recorded changed nothing.
+//   - A failed step or blocking gate fails its stage. With autoRollback the
+//     run then rolls back; without, it stops as Failed for an operator.
+//   - Rollback undoes every stage that has a backup, last stage first. A
+//     failed restore stops the rollback there (RollbackFailed): restoring
+//     earlier stages under a later one that is still broken could only make
+//     the state harder to reason about.
+package engine
