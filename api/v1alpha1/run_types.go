@@ -73,9 +73,9 @@ type RunStatus struct {
 	Message     string `json:"message,omitempty"`
 	// Failure is what stopped the run: the failed stage's message, or the
 	// operator's rollback request. It survives the rollback's messages.
-	Failure    string       `json:"failure,omitempty"`
-	StartedAt  *metav1.Time `json:"startedAt,omitempty"`
-	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	Failure    string            `json:"failure,omitempty"`
+	StartedAt  *metav1.MicroTime `json:"startedAt,omitempty"`
+	FinishedAt *metav1.MicroTime `json:"finishedAt,omitempty"`
 	// RollbackRequested is set when a rollback was asked for (automatic or
 	// by an operator) and not finished yet; a resumed run goes on with it.
 	RollbackRequested bool `json:"rollbackRequested,omitempty"`
@@ -86,12 +86,12 @@ type RunStatus struct {
 
 // StageStatus is one stage's progress.
 type StageStatus struct {
-	Name       string       `json:"name"`
-	Phase      Phase        `json:"phase"`
-	Attempts   int          `json:"attempts,omitempty"`
-	StartedAt  *metav1.Time `json:"startedAt,omitempty"`
-	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
-	Message    string       `json:"message,omitempty"`
+	Name       string            `json:"name"`
+	Phase      Phase             `json:"phase"`
+	Attempts   int               `json:"attempts,omitempty"`
+	StartedAt  *metav1.MicroTime `json:"startedAt,omitempty"`
+	FinishedAt *metav1.MicroTime `json:"finishedAt,omitempty"`
+	Message    string            `json:"message,omitempty"`
 	// Backup is the snapshot taken before the stage's first change.
 	Backup   *BackupRef   `json:"backup,omitempty"`
 	Steps    []StepStatus `json:"steps,omitempty"`
@@ -101,12 +101,12 @@ type StageStatus struct {
 
 // StepStatus is one step's (or gate's) progress.
 type StepStatus struct {
-	Name       string       `json:"name"`
-	Phase      Phase        `json:"phase"`
-	Attempts   int          `json:"attempts,omitempty"`
-	StartedAt  *metav1.Time `json:"startedAt,omitempty"`
-	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
-	Message    string       `json:"message,omitempty"`
+	Name       string            `json:"name"`
+	Phase      Phase             `json:"phase"`
+	Attempts   int               `json:"attempts,omitempty"`
+	StartedAt  *metav1.MicroTime `json:"startedAt,omitempty"`
+	FinishedAt *metav1.MicroTime `json:"finishedAt,omitempty"`
+	Message    string            `json:"message,omitempty"`
 }
 
 // BackupRef locates a stage's snapshot in the cluster.

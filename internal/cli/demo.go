@@ -3,18 +3,43 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/upshift-dev/upshift/internal/demo"
+
+	demoplatform "github.com/upshift-dev/upshift/examples/demo"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 )
+
+// demoSteps are the commands the demo runs and the exit code each must
+// end with: 1.0.0 installs, 1.1.0 upgrades, 2.0.0 ships a broken proxy
+// image, fails at its data-plane stage and rolls back on its own.
+var demoSteps = []struct {
+	version string
+	want    int
+	why     string
+}{
+	{"1.0.0", ExitOK, "install the platform"},
+	{"1.1.0", ExitOK, "upgrade it, stage by stage"},
+	{"2.0.0", ExitRolledBack, "try a release whose proxy image crash-loops: it fails and rolls back by itself"},
+}
 
 func newDemoCommand() *cobra.Command {
 	o := localcluster.Options{Name: "demo", Detached: true}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Start a local cluster (or reuse it) and run the sample upgrade on it",
-		Args:  cobra.NoArgs,
+		Short: "Start a local cluster (or reuse it) and upgrade the demo platform on it: 1.0.0, 1.1.0, then a broken 2.0.0 that rolls back",
+		Long: `Start a local cluster named "demo" (or reuse it), install the demo platform
+(examples/demo: CRDs, a controller-manager, a fabric DaemonSet, ipam and proxy,
+gateway templates and per-tenant gateways) at 1.0.0, upgrade it to 1.1.0 with
+live progress, then try 2.0.0, whose proxy image crash-loops: the run fails
+at its stage and rolls back on its own. Finally show upshift status.
+
+Exits 0 only if 1.1.0 succeeded and 2.0.0 ended rolled back (exit code 2).
+Running it again on the same cluster reports the saved runs. The cluster
+stays up; the last lines say how to stop it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Progress = cmd.ErrOrStderr()
 			out := cmd.OutOrStdout()
@@ -22,12 +47,29 @@ func newDemoCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := restConfigFrom(kubeconfig)
+			dir, err := os.MkdirTemp("", "upshift-demo-")
 			if err != nil {
 				return err
 			}
-			if err := demo.RunSample(cmd.Context(), cfg, out); err != nil {
-				return err
+			defer os.RemoveAll(dir)
+			if err := os.CopyFS(dir, demoplatform.FS); err != nil {
+				return fmt.Errorf("write the demo platform: %w", err)
+			}
+			for _, s := range demoSteps {
+				fmt.Fprintf(out, "\n# %s\n$ upshift apply -f examples/demo/%s/plan.yaml\n", s.why, s.version)
+				code := runSubcommand(cmd, "apply", "-f", filepath.Join(dir, s.version, "plan.yaml"), "--kubeconfig", kubeconfig)
+				if code != s.want {
+					return fmt.Errorf("demo: upgrading to %s exited %d, expected %d", s.version, code, s.want)
+				}
+				fmt.Fprintf(out, "exit code %d, as expected\n", code)
+			}
+			fmt.Fprintf(out, "\n$ upshift history\n")
+			if code := runSubcommand(cmd, "history", "--kubeconfig", kubeconfig); code != ExitOK {
+				return fmt.Errorf("demo: upshift history exited %d", code)
+			}
+			fmt.Fprintf(out, "\n$ upshift status demo-2.0.0\n")
+			if code := runSubcommand(cmd, "status", "demo-2.0.0", "--kubeconfig", kubeconfig); code != ExitOK {
+				return fmt.Errorf("demo: upshift status exited %d", code)
 			}
 			fmt.Fprintf(out, "\nthe cluster stays up: export KUBECONFIG=%s\nstop it with: upshift cluster down --name %s\n", kubeconfig, o.Name)
 			return nil
@@ -36,6 +78,21 @@ func newDemoCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.Name, "name", o.Name, "name of the local cluster to use or start")
 	addBinFlags(cmd, &o.BinDir, &o.NoBuild)
 	return cmd
+}
+
+// runSubcommand runs another upshift command in this process, printing to
+// the same streams, and returns its exit code.
+func runSubcommand(parent *cobra.Command, args ...string) int {
+	root := NewRootCommand()
+	root.SetArgs(args)
+	root.SetOut(parent.OutOrStdout())
+	root.SetErr(parent.ErrOrStderr())
+	err := root.ExecuteContext(parent.Context())
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(parent.ErrOrStderr(), "error:", err)
+	return exitCode(err)
 }
 
 // demoCluster reuses a running cluster of that name or starts one.

@@ -10,37 +10,54 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
-func newPlanCommand() *cobra.Command {
+func newPlanCommand(kf *kubeFlags) *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
 		Use:   "plan -f FILE",
-		Short: "Validate an UpgradePlan and show its stages and steps; changes nothing",
-		Long: `Validate an UpgradePlan file and print its ordered stages, steps and gates.
+		Short: "Validate an UpgradePlan, check it against the cluster, and show what each step touches; changes nothing",
+		Long: `Validate an UpgradePlan file and, when a cluster is configured (--kubeconfig,
+KUBECONFIG), check it against the cluster: every kind is served or defined by
+the plan's CRDs, every namespace, workload and container exists, and the
+credentials may do every write the plan needs (SelfSubjectAccessReview).
+Then print the ordered stages, steps and gates and the objects each step will
+touch. Every problem is reported at once with its field path. Changes nothing.
 
-Every problem is reported at once with its field path. Changes nothing.
-Not built yet: cluster preflight (objects exist, permissions) and the diff
-preview; this command checks the file only.`,
+Not built yet: the per-object diff preview.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return errors.New("-f FILE is required: the UpgradePlan to check")
 			}
-			l, err := plan.Load(file)
+			p, err := loadAndResolve(cmd, file)
 			if err != nil {
 				return err
 			}
-			if errs := plan.Validate(l); len(errs) > 0 {
-				var b strings.Builder
-				fmt.Fprintf(&b, "%s: %d problem(s), nothing was changed:", file, len(errs))
-				for _, e := range errs {
-					fmt.Fprintf(&b, "\n  %s", e.Error())
-				}
-				return errors.New(b.String())
+			cfg, err := kf.restConfig()
+			if errors.Is(err, errNoCluster) {
+				printPlan(cmd.OutOrStdout(), p.Plan, nil)
+				fmt.Fprintln(cmd.OutOrStdout(), "no cluster configured (--kubeconfig or KUBECONFIG): checked the file only")
+				return nil
 			}
-			printPlan(cmd.OutOrStdout(), l.Plan)
+			if err != nil {
+				return err
+			}
+			sess, err := runner.Open(cfg, runner.Options{})
+			if err != nil {
+				return err
+			}
+			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
+				return preflightProblems(file, errs)
+			}
+			targets, err := sess.Targets(cmd.Context(), p)
+			if err != nil {
+				return err
+			}
+			printPlan(cmd.OutOrStdout(), p.Plan, targets)
+			fmt.Fprintln(cmd.OutOrStdout(), "preflight passed: nothing was changed")
 			return nil
 		},
 	}
@@ -48,12 +65,17 @@ preview; this command checks the file only.`,
 	return cmd
 }
 
-func printPlan(out io.Writer, p *v1alpha1.UpgradePlan) {
+func printPlan(out io.Writer, p *v1alpha1.UpgradePlan, targets [][][]step.Ref) {
 	fmt.Fprintf(out, "plan %s: target version %s, %d stage(s)\n", p.Name, p.Spec.Version, len(p.Spec.Stages))
 	for i, st := range p.Spec.Stages {
 		fmt.Fprintf(out, "%d. stage %s\n", i+1, st.Name)
-		for _, s := range st.Steps {
+		for j, s := range st.Steps {
 			fmt.Fprintf(out, "   - step %s: %s\n", s.Name, describeStep(s))
+			if targets != nil {
+				for _, r := range targets[i][j] {
+					fmt.Fprintf(out, "       touches %s\n", r)
+				}
+			}
 		}
 		for _, g := range st.Gates {
 			fmt.Fprintf(out, "   ? gate %s\n", describeGate(g))

@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 )
 
 // Exit codes shared by every command (see README).
@@ -36,12 +38,19 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand())
+	kf := addKubeFlags(root)
+	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
+		newApplyCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
+		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newBackupCommand(kf))
 	return root
 }
 
 // Execute runs the CLI and returns the process exit code.
 func Execute() int {
+	// client-go's leader election logs through klog; the CLI reports the
+	// lease itself, in its own words.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := NewRootCommand().ExecuteContext(ctx)

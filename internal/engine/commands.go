@@ -26,7 +26,7 @@ func NewRun(p *v1alpha1.UpgradePlan, digest string, sources map[string]string, n
 
 // startAttempt resets every stage to Pending and starts from the first.
 func startAttempt(r *v1alpha1.UpgradeRun, now time.Time) {
-	t := metav1.NewTime(now)
+	t := metav1.NewMicroTime(now)
 	st := &r.Status
 	st.Attempt++
 	st.Transitions++
@@ -170,4 +170,4 @@ func Abort(r *v1alpha1.UpgradeRun, who string, now time.Time) error {
 	return nil
 }
 
-func ptrTime(t time.Time) *metav1.Time { m := metav1.NewTime(t); return &m }
+func ptrTime(t time.Time) *metav1.MicroTime { m := metav1.NewMicroTime(t); return &m }

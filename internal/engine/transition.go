@@ -23,7 +23,7 @@ type Outcome struct {
 // Begin records that the action starts. The driver saves the run before
 // acting, so a crash during the action re-enters it.
 func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
-	t := metav1.NewTime(now)
+	t := metav1.NewMicroTime(now)
 	st := &r.Status
 	st.Transitions++
 	ss := &st.Stages[a.Stage]
@@ -46,7 +46,7 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 	}
 }
 
-func begin(s *v1alpha1.StepStatus, t *metav1.Time) {
+func begin(s *v1alpha1.StepStatus, t *metav1.MicroTime) {
 	s.Phase = v1alpha1.PhaseRunning
 	s.Attempts++
 	s.StartedAt = t
@@ -59,7 +59,7 @@ func begin(s *v1alpha1.StepStatus, t *metav1.Time) {
 
 // Complete records the outcome of an action and settles the run's phase.
 func Complete(r *v1alpha1.UpgradeRun, a Action, o Outcome, now time.Time) {
-	t := metav1.NewTime(now)
+	t := metav1.NewMicroTime(now)
 	st := &r.Status
 	st.Transitions++
 	ss := &st.Stages[a.Stage]
@@ -102,7 +102,7 @@ func Complete(r *v1alpha1.UpgradeRun, a Action, o Outcome, now time.Time) {
 	settle(r, &t)
 }
 
-func finish(s *v1alpha1.StepStatus, o Outcome, t *metav1.Time) {
+func finish(s *v1alpha1.StepStatus, o Outcome, t *metav1.MicroTime) {
 	s.FinishedAt = t
 	s.Message = o.Message
 	if o.OK {
@@ -113,7 +113,7 @@ func finish(s *v1alpha1.StepStatus, o Outcome, t *metav1.Time) {
 }
 
 // failStage marks the stage failed and decides what the run does next.
-func failStage(r *v1alpha1.UpgradeRun, i int, msg string, t *metav1.Time) {
+func failStage(r *v1alpha1.UpgradeRun, i int, msg string, t *metav1.MicroTime) {
 	ss := &r.Status.Stages[i]
 	ss.Phase = v1alpha1.PhaseFailed
 	ss.FinishedAt = t
@@ -136,7 +136,7 @@ func AutoRollback(r *v1alpha1.UpgradeRun) bool {
 
 // settle derives stage and run phases that follow from the others, so a
 // run never rests in a state that needs no IO to leave.
-func settle(r *v1alpha1.UpgradeRun, t *metav1.Time) {
+func settle(r *v1alpha1.UpgradeRun, t *metav1.MicroTime) {
 	st := &r.Status
 	for i := range st.Stages {
 		settleStage(&st.Stages[i], t)
@@ -157,7 +157,7 @@ func settle(r *v1alpha1.UpgradeRun, t *metav1.Time) {
 }
 
 // settleStage marks a stage succeeded once its steps and gates have.
-func settleStage(ss *v1alpha1.StageStatus, t *metav1.Time) {
+func settleStage(ss *v1alpha1.StageStatus, t *metav1.MicroTime) {
 	switch ss.Phase {
 	case v1alpha1.PhaseRunning, v1alpha1.PhaseGating:
 	default:
@@ -178,7 +178,7 @@ func settleStage(ss *v1alpha1.StageStatus, t *metav1.Time) {
 	ss.Message = ""
 }
 
-func settleRollback(st *v1alpha1.RunStatus, t *metav1.Time) {
+func settleRollback(st *v1alpha1.RunStatus, t *metav1.MicroTime) {
 	var undone []string
 	for i := len(st.Stages) - 1; i >= 0; i-- {
 		ss := &st.Stages[i]

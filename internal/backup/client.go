@@ -1,0 +1,165 @@
+package backup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// FieldManager names Upshift's restore writes in managedFields.
+const FieldManager = "upshift-restore"
+
+// apiBackoff spaces the retries of a transient API error: about 12s in all,
+// enough for an API server blip.
+var apiBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 7, Cap: 5 * time.Second}
+
+// Client takes, saves, loads and restores backups. It is safe for
+// concurrent use.
+type Client struct {
+	namespace string
+	secrets   kubernetes.Interface // backup Secrets and their namespace
+	metadata  metadata.Interface   // lists backup Secrets without their data
+	dyn       dynamic.Interface    // the objects stages touch, of any kind
+	mapper    meta.ResettableRESTMapper
+	waiter    *kube.Waiter
+	backoff   wait.Backoff
+}
+
+// New builds a Client whose backup Secrets live in namespace (created on
+// the first Save if missing).
+func New(cfg *rest.Config, namespace string) (*Client, error) {
+	if namespace == "" {
+		return nil, errors.New("backup namespace is required")
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("clientset: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("metadata client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	return &Client{
+		namespace: namespace,
+		secrets:   cs,
+		metadata:  md,
+		dyn:       dyn,
+		mapper:    mapper,
+		waiter:    kube.NewWaiter(dyn, mapper),
+		backoff:   apiBackoff,
+	}, nil
+}
+
+// Namespace is where the backup Secrets live.
+func (c *Client) Namespace() string { return c.namespace }
+
+// mapping resolves a kind. An unknown kind resets the mapper (the stage may
+// have installed its CRD since discovery was cached) and is tried once more.
+func (c *Client) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		c.mapper.Reset()
+		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resolve kind %s: %w", gvk, err)
+	}
+	return m, nil
+}
+
+// resource is the dynamic client for ref's object; a cluster-scoped kind
+// ignores ref's namespace.
+func (c *Client) resource(ref step.Ref) (dynamic.ResourceInterface, error) {
+	m, err := c.mapping(ref.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	if m.Scope.Name() != meta.RESTScopeNameNamespace {
+		return c.dyn.Resource(m.Resource), nil
+	}
+	if ref.Namespace == "" {
+		return nil, permanent{fmt.Errorf("%s is namespaced: namespace is required", ref.Kind)}
+	}
+	return c.dyn.Resource(m.Resource).Namespace(ref.Namespace), nil
+}
+
+// permanent marks an error found before any request that no retry cures.
+type permanent struct{ error }
+
+func (p permanent) Unwrap() error { return p.error }
+
+// retry runs call until it succeeds, returns an error no retry can cure
+// (see retriable), the backoff is spent or ctx ends; it returns the last
+// error, so a caller can still tell NotFound or Conflict.
+func (c *Client) retry(ctx context.Context, call func() error) error {
+	return c.retryIf(ctx, retriable, call)
+}
+
+func (c *Client) retryIf(ctx context.Context, again func(error) bool, call func() error) error {
+	var last error
+	final := false // the call's own answer ended the loop
+	err := wait.ExponentialBackoffWithContext(ctx, c.backoff, func(context.Context) (bool, error) {
+		last = call()
+		if last == nil || !again(last) {
+			final = true
+			return true, nil
+		}
+		return false, nil
+	})
+	switch {
+	case final:
+		return last
+	case err == nil || last == nil:
+		return err
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w (last error: %v)", context.Cause(ctx), last)
+	}
+	return last // the backoff is spent
+}
+
+// retriable tells errors worth another try. NotFound, AlreadyExists and
+// Conflict are answers the caller acts on; bad credentials, missing RBAC and
+// malformed requests no retry cures (kube.Transient); a kind the API does
+// not serve is an answer too. Everything else (connection refused, 5xx,
+// throttling, timeouts) is retried: a blip must not fail a backup.
+func retriable(err error) bool {
+	var p permanent
+	switch {
+	case errors.As(err, &p), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	case apierrors.IsNotFound(err), apierrors.IsAlreadyExists(err), apierrors.IsConflict(err), meta.IsNoMatchError(err):
+		return false
+	}
+	return kube.Transient(err)
+}
+
+// retriableOrNoMatch also retries a kind not served yet: while restoring,
+// a CRD put back a moment ago takes a moment to be served.
+func retriableOrNoMatch(err error) bool {
+	return meta.IsNoMatchError(err) || retriable(err)
+}

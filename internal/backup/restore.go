@@ -1,0 +1,340 @@
+package backup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// DefaultReadyTimeout is how long Restore waits for restored workloads to
+// become Current, and for deleted objects to be gone.
+const DefaultReadyTimeout = 2 * time.Minute
+
+// RestoreOptions tune Restore.
+type RestoreOptions struct {
+	// ReadyTimeout bounds the wait for restored workloads to be Current
+	// (and for deleted objects to be gone); zero means DefaultReadyTimeout.
+	ReadyTimeout time.Duration
+}
+
+// errTerminating: the live object is being deleted, so it cannot be
+// replaced until it is gone.
+var errTerminating = errors.New("being deleted")
+
+// Restore puts every object back as it was in the snapshot, then verifies.
+//
+//   - An object that existed replaces the live one (PUT with the live
+//     resourceVersion, so fields added since are removed); if it is gone it
+//     is created again. CRDs come first, then Namespaces, then the rest.
+//   - An object absent from the snapshot but present now is deleted, and
+//     waited for until gone; CustomResourceDefinitions are kept and listed
+//     in Kept instead, since deleting one deletes its data.
+//   - Each restored object is read back and compared with its snapshot
+//     (Compare), and each must become Current (kstatus) within the timeout.
+//
+// Whatever does not hold is listed in Differences. The error is only for
+// IO that could not be done after retries; the record is returned with it.
+func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) (v1alpha1.Rollback, error) {
+	var rb v1alpha1.Rollback
+	if s == nil {
+		return rb, errors.New("restore: no snapshot")
+	}
+	timeout := opts.ReadyTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadyTimeout
+	}
+	var errs []error
+	var crds, others, created []Entry
+	for _, e := range s.Entries {
+		switch {
+		case e.Object == nil:
+			created = append(created, e)
+		case isCRD(e.Ref):
+			crds = append(crds, e)
+		default:
+			others = append(others, e)
+		}
+	}
+	// Namespaces before what lives in them.
+	sort.SliceStable(others, func(i, j int) bool { return isNamespace(others[i].Ref) && !isNamespace(others[j].Ref) })
+
+	// Put back what existed: CRDs first, so their kinds are served again.
+	var restored []Entry
+	for i, group := range [][]Entry{crds, others} {
+		var names []string
+		for _, e := range group {
+			problem, err := c.restoreOne(ctx, e)
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case problem != "":
+				rb.Differences = append(rb.Differences, fmt.Sprintf("%s: not restored: %s", e.Ref, problem))
+			default:
+				rb.Restored++
+				restored = append(restored, e)
+				names = append(names, e.Ref.Name)
+			}
+		}
+		if i == 0 && len(names) > 0 {
+			rb.Differences = append(rb.Differences, c.waitEstablished(ctx, names, timeout)...)
+		}
+	}
+
+	// Delete what the stage created, CRDs excepted.
+	deleted, kept, diffs, err := c.deleteCreated(ctx, created, timeout)
+	rb.Deleted, rb.Kept = deleted, kept
+	rb.Differences = append(rb.Differences, diffs...)
+	if err != nil {
+		errs = append(errs, err)
+	}
+
+	// Verify: equal to the snapshot, then Current.
+	var pending []Entry
+	for _, e := range restored {
+		live, err := c.get(ctx, e.Ref)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("verify %s: %w", e.Ref, err))
+			continue
+		}
+		if live == nil {
+			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: missing after restore", e.Ref))
+			continue
+		}
+		for _, d := range Compare(e.Object, live) {
+			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: %s", e.Ref, d))
+		}
+		if res, err := status.Compute(live); err != nil || res.Status != status.CurrentStatus {
+			pending = append(pending, e)
+		}
+	}
+	diffs, err = c.waitCurrent(ctx, pending, timeout)
+	rb.Differences = append(rb.Differences, diffs...)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return rb, fmt.Errorf("restore: %w", errors.Join(errs...))
+	}
+	return rb, nil
+}
+
+func isNamespace(r step.Ref) bool {
+	return r.GroupVersionKind().GroupKind().String() == "Namespace"
+}
+
+func isCRD(r step.Ref) bool {
+	gk := r.GroupVersionKind().GroupKind()
+	return gk.Group == "apiextensions.k8s.io" && gk.Kind == "CustomResourceDefinition"
+}
+
+// restoreOne replaces (or creates again) one object. A problem is a reason
+// it could not be restored that no retry cures (an immutable field, an
+// object stuck in deletion, a kind no longer served); err is failed IO.
+func (c *Client) restoreOne(ctx context.Context, e Entry) (problem string, err error) {
+	again := func(err error) bool {
+		return errors.Is(err, errTerminating) || apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || retriableOrNoMatch(err)
+	}
+	err = c.retryIf(ctx, again, func() error {
+		ri, err := c.resource(e.Ref)
+		if err != nil {
+			return err
+		}
+		live, err := ri.Get(ctx, e.Ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = ri.Create(ctx, createBody(e.Object), metav1.CreateOptions{FieldManager: FieldManager})
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if live.GetDeletionTimestamp() != nil {
+			return fmt.Errorf("%w (finalizers %v)", errTerminating, live.GetFinalizers())
+		}
+		body := e.Object.DeepCopy()
+		body.SetResourceVersion(live.GetResourceVersion())
+		body.SetUID(live.GetUID()) // the stage may have recreated it
+		_, err = ri.Update(ctx, body, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	})
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, errTerminating), meta.IsNoMatchError(err), apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		return err.Error(), nil
+	}
+	return "", fmt.Errorf("restore %s: %w", e.Ref, err)
+}
+
+// createBody is a snapshot object without what the server assigns.
+func createBody(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	body := obj.DeepCopy()
+	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		unstructured.RemoveNestedField(body.Object, "metadata", f)
+	}
+	return body
+}
+
+// waitEstablished waits for restored CRDs to serve their kinds again.
+func (c *Client) waitEstablished(ctx context.Context, names []string, timeout time.Duration) []string {
+	var diffs []string
+	for _, name := range names {
+		if _, err := c.waiter.WaitCRDEstablished(ctx, name, timeout); err != nil {
+			diffs = append(diffs, fmt.Sprintf("customresourcedefinition %s: not Established: %v", name, err))
+		}
+	}
+	c.mapper.Reset()
+	return diffs
+}
+
+// deleteCreated deletes the objects the stage created, newest first and
+// Namespaces last, then waits until they are gone. CRDs are kept.
+func (c *Client) deleteCreated(ctx context.Context, created []Entry, timeout time.Duration) (deleted int, kept, diffs []string, err error) {
+	order := make([]Entry, 0, len(created))
+	for i := len(created) - 1; i >= 0; i-- {
+		order = append(order, created[i])
+	}
+	sort.SliceStable(order, func(i, j int) bool { return !isNamespace(order[i].Ref) && isNamespace(order[j].Ref) })
+
+	type doomed struct {
+		ref step.Ref
+		uid types.UID
+	}
+	var gone []doomed
+	var errs []error
+	for _, e := range order {
+		live, err := c.get(ctx, e.Ref)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("delete %s: %w", e.Ref, err))
+			continue
+		case live == nil:
+			continue
+		case isCRD(e.Ref):
+			kept = append(kept, fmt.Sprintf("%s: created by the stage, kept: deleting a CRD deletes its data", e.Ref))
+			continue
+		}
+		uid := live.GetUID()
+		err = c.retry(ctx, func() error {
+			ri, err := c.resource(e.Ref)
+			if err != nil {
+				return err
+			}
+			policy := metav1.DeletePropagationBackground
+			return ri.Delete(ctx, e.Ref.Name, metav1.DeleteOptions{PropagationPolicy: &policy, Preconditions: &metav1.Preconditions{UID: &uid}})
+		})
+		switch {
+		case err == nil, apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+			gone = append(gone, doomed{e.Ref, uid})
+		case apierrors.IsConflict(err): // the uid precondition failed
+			diffs = append(diffs, fmt.Sprintf("%s: created by the stage, not deleted: it was replaced while deleting", e.Ref))
+		default:
+			errs = append(errs, fmt.Errorf("delete %s: %w", e.Ref, err))
+		}
+	}
+
+	deadline := time.Now().Add(timeout)
+	for _, d := range gone {
+		problem, err := c.waitGone(ctx, d.ref, d.uid, deadline, timeout)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case problem != "":
+			diffs = append(diffs, fmt.Sprintf("%s: created by the stage, %s", d.ref, problem))
+		default:
+			deleted++
+		}
+	}
+	return deleted, kept, diffs, errors.Join(errs...)
+}
+
+// waitGone polls until the object with that uid no longer exists.
+func (c *Client) waitGone(ctx context.Context, ref step.Ref, uid types.UID, deadline time.Time, timeout time.Duration) (string, error) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		live, err := c.get(ctx, ref)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("wait for %s to be deleted: %w", ref, err)
+		case live == nil:
+			return "", nil
+		case live.GetUID() != uid:
+			return "deleted, then created again by something else", nil
+		case time.Now().After(deadline):
+			return fmt.Sprintf("still present %s after deleting it (finalizers %v)", shortDuration(timeout), live.GetFinalizers()), nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("wait for %s to be deleted: %w", ref, context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
+}
+
+// waitCurrent waits, in parallel, until each object is Current. One that
+// is not within timeout (or fails) is a difference.
+func (c *Client) waitCurrent(ctx context.Context, entries []Entry, timeout time.Duration) ([]string, error) {
+	diffs := make([]string, len(entries))
+	errs := make([]error, len(entries))
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i, e := range entries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			_, err := c.waiter.WaitCurrent(ctx, kube.ObjectRefOf(e.Ref), timeout)
+			var nr *kube.NotReadyError
+			switch {
+			case err == nil:
+			case errors.As(err, &nr) && errors.Is(err, kube.ErrTimeout):
+				diffs[i] = fmt.Sprintf("%s: not Ready after %s: %s", e.Ref, shortDuration(timeout), trimRef(nr.Health.Message, e.Ref))
+			case errors.As(err, &nr):
+				diffs[i] = fmt.Sprintf("%s: not Ready: %s", e.Ref, trimRef(nr.Health.Message, e.Ref))
+			default:
+				errs[i] = fmt.Errorf("wait for %s: %w", e.Ref, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for _, d := range diffs {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// trimRef drops the "kind ns/name: " that kube's messages start with.
+func trimRef(msg string, ref step.Ref) string {
+	return strings.TrimPrefix(msg, ref.String()+": ")
+}
+
+// shortDuration prints 2m rather than 2m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// runFlags are shared by the commands that drive a run.
+type runFlags struct {
+	output        string
+	leaseDuration time.Duration
+	leaseRenew    time.Duration
+	keepRuns      int
+}
+
+func (f *runFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.output, "output", "o", "", "print the final run as json or yaml")
+	cmd.Flags().DurationVar(&f.leaseDuration, "lease-duration", 10*time.Second, "how long the run's lease lasts without renewal")
+	cmd.Flags().DurationVar(&f.leaseRenew, "lease-renew", 2*time.Second, "how often the lease is renewed")
+	cmd.Flags().IntVar(&f.keepRuns, "keep-runs", 10, "finished runs (and their backups) kept per cluster")
+}
+
+func (f *runFlags) validate() error {
+	if f.output != "" && f.output != "json" && f.output != "yaml" {
+		return fmt.Errorf("--output %q: use json or yaml", f.output)
+	}
+	if f.keepRuns < 1 {
+		return fmt.Errorf("--keep-runs %d: keep at least 1", f.keepRuns)
+	}
+	return nil
+}
+
+func newApplyCommand(kf *kubeFlags) *cobra.Command {
+	var file string
+	var retry bool
+	var rf runFlags
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE [--retry]",
+		Short: "Run an UpgradePlan, or resume its unfinished run",
+		Long: `Run an UpgradePlan on the cluster, stage by stage: each stage is backed up
+before it changes anything and gated after; a failed stage rolls back
+(autoRollback, default true). Progress is saved in the cluster after every
+transition: apply the same plan again to resume after a crash or Ctrl-C.
+
+Exit codes: 0 target reached; 1 invalid input or refused, nothing changed;
+2 failed and rolled back, restore verified; 3 failed and not rolled back,
+or the rollback failed (the message says what to run); 4 stopped (interrupted
+or aborted; apply resumes).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if file == "" {
+				return errors.New("-f FILE is required: the UpgradePlan to run")
+			}
+			if err := rf.validate(); err != nil {
+				return err
+			}
+			p, err := loadAndResolve(cmd, file)
+			if err != nil {
+				return err
+			}
+			cfg, err := kf.restConfig()
+			if err != nil {
+				return err
+			}
+			view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), rf.output == "")
+			sess, err := runner.Open(cfg, rf.options(view))
+			if err != nil {
+				return err
+			}
+			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
+				view.stop()
+				return preflightProblems(file, errs)
+			}
+			out, err := sess.Apply(cmd.Context(), p, retry)
+			view.stop()
+			if err != nil {
+				if refusal(err) {
+					return err
+				}
+				return fmt.Errorf("apply %s: %w", p.Plan.Name, err)
+			}
+			return finishRun(cmd, out, rf.output, false)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "filename", "f", "", "UpgradePlan file")
+	cmd.Flags().BoolVar(&retry, "retry", false, "start a rolled-back plan again from its first stage, with fresh backups")
+	rf.add(cmd)
+	return cmd
+}
+
+func (f *runFlags) options(view *progress) runner.Options {
+	return runner.Options{
+		LeaseDuration: f.leaseDuration,
+		LeaseRenew:    f.leaseRenew,
+		KeepRuns:      f.keepRuns,
+		Observe:       view.observe,
+		Notice:        view.notice,
+	}
+}
+
+// loadAndResolve reads, validates and resolves a plan; any problem is
+// reported with its field path before anything touches a cluster.
+func loadAndResolve(cmd *cobra.Command, file string) (*runner.Resolved, error) {
+	l, err := plan.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	if errs := plan.Validate(l); len(errs) > 0 {
+		return nil, problems(file, errs)
+	}
+	p, err := runner.Resolve(cmd.Context(), l)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", file, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// finishRun prints where the command left the run and returns the error
+// that carries its exit code.
+func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollback bool) error {
+	w := cmd.OutOrStdout()
+	switch out.Decision.Verdict {
+	case engine.AlreadyDone, engine.ReportFailed:
+		fmt.Fprintln(cmd.ErrOrStderr(), out.Decision.Reason)
+	}
+	if output != "" && out.Run != nil {
+		if err := printObject(w, out.Run, output); err != nil {
+			return err
+		}
+	} else if out.Run != nil {
+		printRunSummary(w, out.Run)
+	}
+	code := runExitCode(out, forRollback)
+	if code == ExitOK {
+		return nil
+	}
+	return &exitError{code: code, err: errors.New(whatNext(out, code))}
+}
+
+// whatNext says why the command did not reach its goal and what to run.
+func whatNext(out *runner.Outcome, code int) string {
+	r := out.Run
+	switch {
+	case errors.Is(out.Stopped, runner.ErrInterrupted):
+		return fmt.Sprintf("run %s interrupted and saved; run `upshift apply -f` with the same plan to resume it", r.Name)
+	case errors.Is(out.Stopped, runner.ErrLeaseLost):
+		return fmt.Sprintf("lost the lease of run %s: another process may drive it now; `upshift status %s` shows where it is", r.Name, r.Name)
+	case errors.Is(out.Stopped, runner.ErrAborted), r.Status.Phase == v1alpha1.RunAborted:
+		return fmt.Sprintf("run %s aborted; backups kept. Resume with `upshift apply -f` or undo with `upshift rollback %s`", r.Name, r.Name)
+	}
+	switch r.Status.Phase {
+	case v1alpha1.RunRolledBack:
+		return fmt.Sprintf("run %s failed and was rolled back, restore verified: %s", r.Name, r.Status.Failure)
+	case v1alpha1.RunFailed:
+		return fmt.Sprintf("run %s failed and was NOT rolled back: %s\nan operator must act: `upshift retry %s` after fixing the cause, or `upshift rollback %s`", r.Name, r.Status.Failure, r.Name, r.Name)
+	case v1alpha1.RunRollbackFailed:
+		return fmt.Sprintf("run %s: the rollback failed: %s\nan operator must act: inspect with `upshift status %s` and `upshift backup show %s`, fix the cause, then `upshift rollback %s` again", r.Name, r.Status.Message, r.Name, r.Name, r.Name)
+	}
+	return fmt.Sprintf("run %s is %s (exit %d)", r.Name, r.Status.Phase, code)
+}
+
+func printObject(w io.Writer, obj any, output string) error {
+	var b []byte
+	var err error
+	if output == "yaml" {
+		b, err = yaml.Marshal(obj)
+	} else {
+		b, err = json.MarshalIndent(obj, "", "  ")
+		b = append(b, '\n')
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// preflightProblems lists what the cluster check found.
+func preflightProblems(file string, errs field.ErrorList) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: preflight found %d problem(s) on the cluster, nothing was changed:", file, len(errs))
+	for _, e := range errs {
+		fmt.Fprintf(&b, "\n  %s", e.Error())
+	}
+	return errors.New(b.String())
+}
+
+// problems turns validation errors into one error listing every problem.
+func problems(file string, errs field.ErrorList) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d problem(s), nothing was changed:", file, len(errs))
+	for _, e := range errs {
+		fmt.Fprintf(&b, "\n  %s", e.Error())
+	}
+	return errors.New(b.String())
+}

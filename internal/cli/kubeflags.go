@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// errNoCluster: neither --kubeconfig nor KUBECONFIG nor ~/.kube/config.
+var errNoCluster = errors.New("no cluster to talk to: set --kubeconfig or KUBECONFIG (for a local cluster: upshift cluster up)")
+
+// kubeFlags are kubectl's --kubeconfig and --context (KUBECONFIG too),
+// through the same library kubectl uses, so they resolve the same way.
+type kubeFlags struct {
+	cf *genericclioptions.ConfigFlags
+}
+
+func addKubeFlags(cmd *cobra.Command) *kubeFlags {
+	kubeconfig, context := "", ""
+	cf := &genericclioptions.ConfigFlags{KubeConfig: &kubeconfig, Context: &context}
+	cf.AddFlags(cmd.PersistentFlags())
+	return &kubeFlags{cf: cf}
+}
+
+func (k *kubeFlags) restConfig() (*rest.Config, error) {
+	// The loader falls back to http://localhost:8080 when nothing is
+	// configured; say so instead of dialing it (in a pod, use its
+	// service account).
+	raw, err := k.cf.ToRawKubeConfigLoader().RawConfig()
+	if err == nil && len(raw.Clusters) == 0 && len(raw.Contexts) == 0 {
+		if cfg, ierr := rest.InClusterConfig(); ierr == nil {
+			return cfg, nil
+		}
+		return nil, errNoCluster
+	}
+	cfg, err := k.cf.ToRESTConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, errNoCluster
+		}
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100 // waits are watch-driven; bursts come from backups and applies
+	return cfg, nil
+}
+
+// restConfigFrom loads one kubeconfig file (the local cluster's).
+func restConfigFrom(path string) (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}

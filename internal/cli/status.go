@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+func newStatusCommand(kf *kubeFlags) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "status [NAME]",
+		Short: "Show a run (default: the latest) with its stages, steps, gates and backups",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "" && output != "json" && output != "yaml" {
+				return fmt.Errorf("--output %q: use json or yaml", output)
+			}
+			sess, err := openSession(kf)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			var run *v1alpha1.UpgradeRun
+			if len(args) == 1 {
+				run, err = sess.Store().Get(ctx, args[0])
+				if errors.Is(err, runstore.ErrNotFound) {
+					return fmt.Errorf("no run named %q on this cluster (upshift history lists them)", args[0])
+				}
+			} else {
+				run, err = latest(cmd, sess)
+			}
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				return printObject(cmd.OutOrStdout(), run, output)
+			}
+			printRunSummary(cmd.OutOrStdout(), run)
+			if id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift"); err == nil && valid && id.Run == run.Name {
+				fmt.Fprintf(cmd.OutOrStdout(), "driven now by %s\n", id)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+	return cmd
+}
+
+func latest(cmd *cobra.Command, sess *runner.Session) (*v1alpha1.UpgradeRun, error) {
+	runs, err := sess.Store().List(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, errors.New("no run on this cluster yet: start one with upshift apply -f PLAN")
+	}
+	return &runs[len(runs)-1], nil
+}
+
+func newHistoryCommand(kf *kubeFlags) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the runs kept on the cluster, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "" && output != "json" && output != "yaml" {
+				return fmt.Errorf("--output %q: use json or yaml", output)
+			}
+			sess, err := openSession(kf)
+			if err != nil {
+				return err
+			}
+			runs, err := sess.Store().List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				return printObject(cmd.OutOrStdout(), runs, output)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no runs on this cluster")
+				return nil
+			}
+			printRunList(cmd.OutOrStdout(), runs)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+	return cmd
+}
+
+func openSession(kf *kubeFlags) (*runner.Session, error) {
+	cfg, err := kf.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	return runner.Open(cfg, runner.Options{})
+}

@@ -1,0 +1,59 @@
+package gates
+
+import (
+	"context"
+	"errors"
+	nethttp "net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/gates/ready"
+	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/steps"
+)
+
+func TestNew(t *testing.T) {
+	d := &steps.Deps{}
+	readyGate := &v1alpha1.ReadyGate{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web"}
+	httpGate := &v1alpha1.HTTPGate{URL: "http://127.0.0.1:1/healthz"}
+	for _, tt := range []struct {
+		name string
+		g    v1alpha1.Gate
+		err  error
+	}{
+		{"no kind", v1alpha1.Gate{}, ErrInvalidGate},
+		{"two kinds", v1alpha1.Gate{Ready: readyGate, HTTP: httpGate}, ErrInvalidGate},
+		{"ready", v1alpha1.Gate{Ready: readyGate}, nil},
+		{"http", v1alpha1.Gate{HTTP: httpGate}, nil},
+		{"bad ready", v1alpha1.Gate{Ready: &v1alpha1.ReadyGate{Kind: "Deployment"}}, ready.ErrInvalidSpec},
+	} {
+		g, err := New(tt.g, 0, d)
+		if !errors.Is(err, tt.err) || (err == nil) != (g != nil) {
+			t.Errorf("%s: New = %v, %v; want error %v", tt.name, g, err, tt.err)
+		}
+	}
+}
+
+// The plan's gate timeout reaches the http gate, and defaults to 2m.
+func TestNewPassesTheGateTimeout(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, _ *nethttp.Request) {
+		w.WriteHeader(nethttp.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	g, err := New(v1alpha1.Gate{HTTP: &v1alpha1.HTTPGate{URL: srv.URL, Interval: &metav1.Duration{Duration: 100 * time.Millisecond}}}, 500*time.Millisecond, &steps.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != step.Failed || !strings.Contains(res.Message, "within 500ms") {
+		t.Errorf("Check = %+v, want Failed within 500ms", res)
+	}
+}

@@ -1,0 +1,229 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// FieldManager is the server-side apply field manager of everything
+// Upshift applies.
+const FieldManager = "upshift"
+
+// ErrNamespaceRequired: a namespaced object came without a namespace. The
+// applier never guesses "default": a plan that forgot a namespace must not
+// write into the wrong one.
+var ErrNamespaceRequired = errors.New("namespace is required")
+
+// applyBackoff spaces the retries of a transient error: about 6s in all,
+// enough for an API server blip or a kind that discovery serves a moment
+// after its CRD got Established.
+var applyBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 6, Cap: 3 * time.Second}
+
+// Applier server-side applies unstructured objects with force, so Upshift
+// takes over the fields it sets from whichever manager held them. It is
+// safe for concurrent use.
+type Applier struct {
+	dyn     dynamic.Interface
+	mapper  meta.RESTMapper
+	manager string
+	backoff wait.Backoff
+}
+
+// NewApplier builds an Applier with field manager "upshift". A
+// meta.ResettableRESTMapper is reset when a kind is unknown, so kinds of
+// CRDs applied a moment ago resolve.
+func NewApplier(dyn dynamic.Interface, mapper meta.RESTMapper) *Applier {
+	return &Applier{dyn: dyn, mapper: mapper, manager: FieldManager, backoff: applyBackoff}
+}
+
+// WithFieldManager returns a copy that applies as another field manager.
+// A step that owns only a few fields of an object (an image) needs its own
+// manager: applying a partial object as "upshift" would drop every other
+// field that "upshift" applied earlier.
+func (a *Applier) WithFieldManager(name string) *Applier {
+	c := *a
+	c.manager = name
+	return &c
+}
+
+// Apply server-side applies obj (field manager, force) and returns the
+// object as the server stored it. Server-set metadata in obj (uid,
+// resourceVersion, managedFields, …) is ignored, so a fetched object can be
+// re-applied. Transient API errors are retried with backoff; permanent ones
+// (forbidden, invalid, …) and a missing namespace are returned at once.
+func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return a.apply(ctx, obj, nil)
+}
+
+// DryRunApply is Apply as a server-side dry run: the server validates,
+// defaults and merges, and returns what Apply would store, changing nothing.
+func (a *Applier) DryRunApply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return a.apply(ctx, obj, []string{metav1.DryRunAll})
+}
+
+func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dryRun []string) (*unstructured.Unstructured, error) {
+	ref := RefOf(obj)
+	verb := "apply"
+	if len(dryRun) > 0 {
+		verb = "dry-run apply"
+	}
+	body := applyBody(obj)
+	var out *unstructured.Unstructured
+	err := a.retry(ctx, func() error {
+		ri, err := a.resource(ref)
+		if err != nil {
+			return err
+		}
+		if ri.namespaced {
+			body.SetNamespace(ref.Namespace)
+		} else {
+			body.SetNamespace("")
+		}
+		out, err = ri.Apply(ctx, ref.Name, body, metav1.ApplyOptions{FieldManager: a.manager, Force: true, DryRun: dryRun})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", verb, ref, err)
+	}
+	return out, nil
+}
+
+// Get reads the object ref names, retrying transient errors. A missing
+// object is returned at once as a NotFound error (apierrors.IsNotFound).
+func (a *Applier) Get(ctx context.Context, ref step.Ref) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	err := a.retry(ctx, func() error {
+		ri, err := a.resource(ref)
+		if err != nil {
+			return err
+		}
+		out, err = ri.Get(ctx, ref.Name, metav1.GetOptions{})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", ref, err)
+	}
+	return out, nil
+}
+
+// RefOf names an object.
+func RefOf(obj *unstructured.Unstructured) step.Ref {
+	return step.Ref{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// ObjectRefOf turns a step's Ref into what the Waiter waits for.
+func ObjectRefOf(r step.Ref) ObjectRef {
+	return ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+}
+
+// resourceClient is a dynamic client for one object's resource.
+type resourceClient struct {
+	dynamic.ResourceInterface
+	namespaced bool
+}
+
+func (a *Applier) resource(ref step.Ref) (resourceClient, error) {
+	m, err := a.mapping(ref.GroupVersionKind())
+	if err != nil {
+		return resourceClient{}, err
+	}
+	if m.Scope.Name() != meta.RESTScopeNameNamespace {
+		return resourceClient{ResourceInterface: a.dyn.Resource(m.Resource)}, nil
+	}
+	if ref.Namespace == "" {
+		return resourceClient{}, permanent{fmt.Errorf("%s is namespaced: %w", ref.Kind, ErrNamespaceRequired)}
+	}
+	return resourceClient{ResourceInterface: a.dyn.Resource(m.Resource).Namespace(ref.Namespace), namespaced: true}, nil
+}
+
+// mapping resolves a kind. An unknown kind resets the mapper (its CRD may
+// have been Established since discovery was cached) and is tried once more.
+func (a *Applier) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		if r, ok := a.mapper.(meta.ResettableRESTMapper); ok {
+			r.Reset()
+			m, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resolve kind %s: %w", gvk, err)
+	}
+	return m, nil
+}
+
+// permanent marks an error found before any request that no retry cures.
+type permanent struct{ error }
+
+func (p permanent) Unwrap() error { return p.error }
+
+// retry runs call until it succeeds, fails permanently, the backoff is
+// spent or ctx ends; it returns the last error.
+func (a *Applier) retry(ctx context.Context, call func() error) error {
+	b := a.backoff
+	for attempt := 1; ; attempt++ {
+		err := call()
+		if err == nil || !retriable(err) || attempt >= b.Steps {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(err, ctx.Err()) {
+				return err
+			}
+			return fmt.Errorf("%w (last error: %v)", context.Cause(ctx), err)
+		case <-time.After(b.Step()):
+		}
+	}
+}
+
+// retriable tells errors worth another try: see isPermanent. A missing
+// object is an answer, not a blip; a missing namespace may be on its way.
+func retriable(err error) bool {
+	var p permanent
+	switch {
+	case errors.As(err, &p), isPermanent(err):
+		return false
+	case apierrors.IsNotFound(err):
+		return isNamespaceNotFound(err)
+	}
+	return true
+}
+
+// isNamespaceNotFound tells an apply into a namespace that does not exist
+// yet (another step or controller may be creating it) from a missing object.
+func isNamespaceNotFound(err error) bool {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		return false
+	}
+	d := se.Status().Details
+	return d != nil && d.Kind == "namespaces"
+}
+
+// applyBody is obj without the metadata the server owns: resourceVersion
+// would turn the apply into a compare-and-swap that a stale copy loses
+// forever, and managedFields must be empty in an apply request.
+func applyBody(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	body := obj.DeepCopy()
+	for _, f := range []string{"resourceVersion", "uid", "managedFields", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		unstructured.RemoveNestedField(body.Object, "metadata", f)
+	}
+	return body
+}
+
+// Transient tells whether an API error may go away when the call is
+// retried: everything but what isPermanent lists.
+func Transient(err error) bool { return err != nil && !isPermanent(err) }

@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+// Abort stops a running or waiting run where it is: backups stay and a
+// rollback is still possible. When another process drives the run, Abort
+// asks it to stop (the one write made without the lease: a flag the holder
+// reads) and waits until it has.
+func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
+	run, err := s.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && valid && id.Run == name {
+		s.opts.Notice(fmt.Sprintf("run %s is driven by %s; asking it to stop", name, id))
+		return s.requestAbort(ctx, name)
+	}
+	held, err := s.acquire(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer held.Release()
+	if run, err = s.store.Get(ctx, name); err != nil {
+		return nil, err
+	}
+	if err := engine.Abort(run, "an operator (upshift abort)", time.Now()); err != nil {
+		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if err := s.store.Save(held.Context(), run); err != nil {
+		return nil, err
+	}
+	return &Outcome{Run: run, Stopped: ErrAborted}, nil
+}
+
+func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, error) {
+	for {
+		run, err := s.store.Get(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		run.Status.AbortRequested = true
+		err = s.store.Save(ctx, run)
+		if errors.Is(err, runstore.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
+	}
+	deadline := time.Now().Add(2*s.opts.LeaseDuration + 30*time.Second)
+	for time.Now().Before(deadline) {
+		run, err := s.store.Get(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if run.Status.Phase == v1alpha1.RunAborted {
+			return &Outcome{Run: run, Stopped: ErrAborted}, nil
+		}
+		if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && !valid {
+			// The holder went away without seeing the request: abort here.
+			return s.Abort(ctx, name)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(s.opts.LeaseRenew):
+		}
+	}
+	return nil, fmt.Errorf("run %s did not stop within %s after the abort request; it stays requested", name, 2*s.opts.LeaseDuration+30*time.Second)
+}

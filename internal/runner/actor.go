@@ -1,0 +1,150 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/gates"
+	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/steps"
+)
+
+// Defaults the plan format documents.
+const (
+	DefaultStepTimeout = 5 * time.Minute
+	DefaultGateTimeout = 2 * time.Minute
+)
+
+// actor does the IO of the engine's actions against one cluster.
+type actor struct {
+	plan    *Resolved
+	deps    *steps.Deps
+	backups *backup.Client
+	// readyTimeout bounds the wait for restored workloads.
+	readyTimeout time.Duration
+}
+
+var _ engine.Actor = (*actor)(nil)
+
+func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
+	switch act.Kind {
+	case engine.Backup:
+		return a.backup(ctx, r, act.Stage)
+	case engine.RunStep:
+		return a.step(ctx, act.Stage, act.Index)
+	case engine.CheckGate:
+		return a.gate(ctx, act.Stage, act.Index)
+	case engine.Restore:
+		return a.restore(ctx, r, act.Stage)
+	}
+	return engine.Outcome{}, fmt.Errorf("unknown action %s", act)
+}
+
+func (a *actor) executor(stage, i int) (step.Executor, error) {
+	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
+	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), a.deps)
+}
+
+// backup snapshots every object the stage's steps name, saves it and has
+// it read back and verified (backup.Save does) before any change.
+func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
+	var refs []step.Ref
+	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
+		ex, err := a.executor(stage, i)
+		if err != nil {
+			return engine.Outcome{Message: err.Error()}, nil
+		}
+		t, err := ex.Targets(ctx)
+		if err != nil {
+			return a.failed(ctx, fmt.Errorf("list the objects step %s touches: %w", a.plan.Plan.Spec.Stages[stage].Steps[i].Name, err))
+		}
+		refs = append(refs, t...)
+	}
+	snap, err := a.backups.Take(ctx, refs)
+	if err != nil {
+		return a.failed(ctx, fmt.Errorf("snapshot: %w", err))
+	}
+	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
+	ref, err := a.backups.Save(ctx, key, snap)
+	if err != nil {
+		return a.failed(ctx, fmt.Errorf("save: %w", err))
+	}
+	return engine.Outcome{OK: true, Backup: &ref, Message: fmt.Sprintf("%d object(s) in %d Secret(s)", ref.Objects, len(ref.Secrets))}, nil
+}
+
+func (a *actor) step(ctx context.Context, stage, i int) (engine.Outcome, error) {
+	ex, err := a.executor(stage, i)
+	if err != nil {
+		return engine.Outcome{Message: err.Error()}, nil
+	}
+	res, err := ex.Run(ctx)
+	if err != nil {
+		return a.failed(ctx, err)
+	}
+	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
+}
+
+func (a *actor) gate(ctx context.Context, stage, i int) (engine.Outcome, error) {
+	g := a.plan.Plan.Spec.Stages[stage].Gates[i]
+	check, err := gates.New(g, durationOr(g.Timeout, DefaultGateTimeout), a.deps)
+	if err != nil {
+		return engine.Outcome{Message: err.Error()}, nil
+	}
+	res, err := check.Check(ctx)
+	if err != nil {
+		return a.failed(ctx, err)
+	}
+	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
+}
+
+// restore puts the stage's objects back from its backup and verifies them.
+// A corrupt backup refuses: restoring half a snapshot is worse than none.
+func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
+	ref := r.Status.Stages[stage].Backup
+	snap, err := a.backups.Load(ctx, *ref)
+	if err != nil {
+		if errors.Is(err, backup.ErrCorrupt) {
+			return engine.Outcome{Message: "backup unusable, nothing restored: " + err.Error()}, nil
+		}
+		return a.failed(ctx, fmt.Errorf("load backup: %w", err))
+	}
+	rb, err := a.backups.Restore(ctx, snap, backup.RestoreOptions{ReadyTimeout: a.readyTimeout})
+	if err != nil {
+		return a.failed(ctx, fmt.Errorf("restore: %w", err))
+	}
+	o := engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
+	var parts []string
+	if len(rb.Kept) > 0 {
+		parts = append(parts, "kept "+strings.Join(rb.Kept, "; "))
+	}
+	if !o.OK {
+		parts = append(parts, fmt.Sprintf("%d difference(s) after restore: %s", len(rb.Differences), strings.Join(rb.Differences, "; ")))
+	}
+	o.Message = strings.Join(parts, "; ")
+	return o, nil
+}
+
+// failed turns an executor error into the right thing: when the context
+// ended (interrupted, lease lost, aborted) the run stops as saved and will
+// resume; any other error is the action's failure.
+func (a *actor) failed(ctx context.Context, err error) (engine.Outcome, error) {
+	if ctx.Err() != nil {
+		return engine.Outcome{}, context.Cause(ctx)
+	}
+	return engine.Outcome{Message: err.Error()}, nil
+}
+
+func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
+	if d != nil && d.Duration > 0 {
+		return d.Duration
+	}
+	return def
+}

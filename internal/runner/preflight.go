@@ -1,0 +1,299 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	authv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// Preflight checks a resolved plan against the cluster before any change:
+// every kind is served (or defined by a CRD in the plan), every namespace
+// and workload and container exists (or the plan creates it), and the
+// credentials may do every write the plan needs (SelfSubjectAccessReview).
+// It reports every problem at once. It writes nothing but access reviews.
+func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
+	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}}
+	for i, st := range p.Plan.Spec.Stages {
+		for j, step := range st.Steps {
+			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
+			switch {
+			case step.CRDs != nil:
+				pf.objects(ctx, path.Child("crds"), p.objectsFor(i, j))
+			case step.Manifests != nil:
+				pf.objects(ctx, path.Child("manifests"), p.objectsFor(i, j))
+			case step.Image != nil:
+				pf.image(ctx, path.Child("image"), step.Image)
+			}
+		}
+		for j, g := range st.Gates {
+			if g.Ready != nil {
+				path := field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).Child("ready")
+				gvk := schema.FromAPIVersionAndKind(g.Ready.APIVersion, g.Ready.Kind)
+				if gvr, _, ok := pf.resource(ctx, path, gvk); ok {
+					for _, verb := range []string{"get", "list", "watch"} {
+						pf.need(verb, gvr, g.Ready.Namespace, path.String())
+					}
+				}
+			}
+		}
+	}
+	pf.runNeeds()
+	pf.reviewAccess(ctx)
+	return pf.errs
+}
+
+type accessKey struct {
+	verb      string
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+type preflight struct {
+	s          *Session
+	p          *Resolved
+	planned    map[schema.GroupKind]plannedKind
+	namespaces map[string]bool
+	access     map[accessKey][]string // what needs it, by field path
+	errs       field.ErrorList
+}
+
+type plannedKind struct {
+	resource   string
+	namespaced bool
+}
+
+// plannedKinds are the kinds the plan's own CRDs define: they are not
+// served yet, and need not be.
+func plannedKinds(p *Resolved) map[schema.GroupKind]plannedKind {
+	out := map[schema.GroupKind]plannedKind{}
+	for _, objs := range p.Objects {
+		for _, o := range objs {
+			if o.GetKind() != "CustomResourceDefinition" {
+				continue
+			}
+			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+			plural, _, _ := unstructured.NestedString(o.Object, "spec", "names", "plural")
+			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
+			out[schema.GroupKind{Group: group, Kind: kind}] = plannedKind{resource: plural, namespaced: scope == "Namespaced"}
+		}
+	}
+	return out
+}
+
+func plannedNamespaces(p *Resolved) map[string]bool {
+	out := map[string]bool{}
+	for _, objs := range p.Objects {
+		for _, o := range objs {
+			if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
+				out[o.GetName()] = true
+			}
+		}
+	}
+	return out
+}
+
+// resource maps a kind to its resource, from the cluster or the plan.
+func (pf *preflight) resource(ctx context.Context, path *field.Path, gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, bool) {
+	m, err := pf.s.deps.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err == nil {
+		return m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace, true
+	}
+	if pk, ok := pf.planned[gvk.GroupKind()]; ok {
+		return gvk.GroupVersion().WithResource(pk.resource), pk.namespaced, true
+	}
+	if meta.IsNoMatchError(err) {
+		pf.errs = append(pf.errs, field.Invalid(path, gvk.Kind+" "+gvk.GroupVersion().String(),
+			"the cluster does not serve this kind and no CRD in the plan defines it: check apiVersion and kind, or add the CRD to an earlier step"))
+	} else {
+		pf.errs = append(pf.errs, field.InternalError(path, fmt.Errorf("map %s: %w", gvk, err)))
+	}
+	return schema.GroupVersionResource{}, false, false
+}
+
+func (pf *preflight) objects(ctx context.Context, path *field.Path, objs []*unstructured.Unstructured) {
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		gvr, namespaced, ok := pf.resource(ctx, path, gvk)
+		if !ok {
+			continue
+		}
+		ns := o.GetNamespace()
+		what := fmt.Sprintf("%s (%s %s)", path, strings.ToLower(gvk.Kind), join(ns, o.GetName()))
+		if namespaced {
+			if ns == "" {
+				pf.errs = append(pf.errs, field.Required(path, fmt.Sprintf("%s %s has no metadata.namespace: set it (Upshift never guesses a namespace)", strings.ToLower(gvk.Kind), o.GetName())))
+				continue
+			}
+			pf.namespace(ctx, path, ns)
+		}
+		if !namespaced {
+			ns = ""
+		}
+		for _, verb := range []string{"get", "create", "patch", "update", "delete"} {
+			pf.need(verb, gvr, ns, what)
+		}
+	}
+}
+
+func (pf *preflight) namespace(ctx context.Context, path *field.Path, ns string) {
+	if pf.namespaces[ns] {
+		return
+	}
+	_, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		pf.namespaces[ns] = true
+	case apierrors.IsNotFound(err):
+		pf.namespaces[ns] = true // report once
+		pf.errs = append(pf.errs, field.NotFound(path.Child("namespace"), ns+": create the namespace first, or add a Namespace object to an earlier step"))
+	case apierrors.IsForbidden(err):
+		// Not knowing is not a reason to refuse: the access review says
+		// whether the writes themselves are allowed.
+	default:
+		pf.errs = append(pf.errs, field.InternalError(path, fmt.Errorf("get namespace %s: %w", ns, err)))
+	}
+}
+
+func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.ImageStep) {
+	gvk := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: s.Kind}
+	gvr, _, ok := pf.resource(ctx, path, gvk)
+	if !ok {
+		return
+	}
+	what := fmt.Sprintf("%s (%s %s/%s)", path, strings.ToLower(s.Kind), s.Namespace, s.Name)
+	for _, verb := range []string{"get", "patch", "update"} {
+		pf.need(verb, gvr, s.Namespace, what)
+	}
+	for _, verb := range []string{"list", "watch"} {
+		pf.need(verb, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, s.Namespace, what)
+	}
+	obj, err := pf.s.deps.Dynamic.Resource(gvr).Namespace(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		if _, nerr := pf.s.cs.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(nerr) && !pf.namespaces[s.Namespace] {
+			pf.errs = append(pf.errs, field.NotFound(path.Child("namespace"), s.Namespace+": the namespace does not exist"))
+			return
+		}
+		if !pf.plannedObject(gvk, s.Namespace, s.Name) {
+			pf.errs = append(pf.errs, field.NotFound(path.Child("name"), fmt.Sprintf("%s %s/%s does not exist: check the name, or create it in an earlier step", strings.ToLower(s.Kind), s.Namespace, s.Name)))
+		}
+		return
+	}
+	if err != nil {
+		if !apierrors.IsForbidden(err) {
+			pf.errs = append(pf.errs, field.InternalError(path, err))
+		}
+		return
+	}
+	have := map[string]bool{}
+	var names []string
+	for _, list := range []string{"containers", "initContainers"} {
+		cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", list)
+		for _, c := range cs {
+			if m, ok := c.(map[string]any); ok {
+				n, _ := m["name"].(string)
+				have[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	var missing []string
+	for c := range s.Images {
+		if !have[c] {
+			missing = append(missing, c)
+		}
+	}
+	sort.Strings(missing)
+	for _, c := range missing {
+		pf.errs = append(pf.errs, field.NotFound(path.Child("images").Key(c), fmt.Sprintf("%s %s/%s has no container %q; its containers are: %s", strings.ToLower(s.Kind), s.Namespace, s.Name, c, strings.Join(names, ", "))))
+	}
+}
+
+// plannedObject reports whether an earlier source creates the object.
+func (pf *preflight) plannedObject(gvk schema.GroupVersionKind, ns, name string) bool {
+	for _, objs := range pf.p.Objects {
+		for _, o := range objs {
+			if o.GroupVersionKind().GroupKind() == gvk.GroupKind() && o.GetNamespace() == ns && o.GetName() == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (pf *preflight) need(verb string, gvr schema.GroupVersionResource, ns, what string) {
+	k := accessKey{verb: verb, gvr: gvr, namespace: ns}
+	pf.access[k] = append(pf.access[k], what)
+}
+
+// runNeeds are the writes every run makes: its record and backups
+// (Secrets), its lease, and its namespace when missing.
+func (pf *preflight) runNeeds() {
+	ns := pf.s.opts.Namespace
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	leases := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+	for _, verb := range []string{"get", "list", "create", "update", "delete"} {
+		pf.need(verb, secrets, ns, "the run record and backups in "+ns)
+	}
+	for _, verb := range []string{"get", "create", "update"} {
+		pf.need(verb, leases, ns, "the run's lease in "+ns)
+	}
+}
+
+func (pf *preflight) reviewAccess(ctx context.Context) {
+	keys := make([]accessKey, 0, len(pf.access))
+	for k := range pf.access {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.gvr.String() != b.gvr.String() {
+			return a.gvr.String() < b.gvr.String()
+		}
+		if a.namespace != b.namespace {
+			return a.namespace < b.namespace
+		}
+		return a.verb < b.verb
+	})
+	for _, k := range keys {
+		review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
+			Verb: k.verb, Group: k.gvr.Group, Resource: k.gvr.Resource, Namespace: k.namespace,
+		}}}
+		res, err := pf.s.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		where := "cluster-wide"
+		if k.namespace != "" {
+			where = "in namespace " + k.namespace
+		}
+		resource := k.gvr.Resource
+		if k.gvr.Group != "" {
+			resource += "." + k.gvr.Group
+		}
+		whats := pf.access[k]
+		if err != nil {
+			pf.errs = append(pf.errs, field.InternalError(field.NewPath(whats[0]), fmt.Errorf("access review for %s %s: %w", k.verb, resource, err)))
+			continue
+		}
+		if !res.Status.Allowed {
+			pf.errs = append(pf.errs, &field.Error{Type: field.ErrorTypeForbidden, Field: whats[0],
+				Detail: fmt.Sprintf("these credentials may not %s %s %s (needed by %d item(s)); grant it, e.g. with a Role/ClusterRole, or use other credentials", k.verb, resource, where, len(whats))})
+		}
+	}
+}
+
+func join(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}

@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/source"
+)
+
+// Resolved is a plan with every source read and decoded: what a run
+// executes, independent of the files it came from, so any machine can
+// resume it from the copy kept in the cluster.
+type Resolved struct {
+	Plan *v1alpha1.UpgradePlan
+	// Sources holds each source's bytes by the field path of its step
+	// ("spec.stages[0].steps[0].crds").
+	Sources map[string][]byte
+	// Objects are the decoded Sources.
+	Objects map[string][]*unstructured.Unstructured
+	// Digest covers the spec and every source's content.
+	Digest        string
+	SourceDigests map[string]string
+}
+
+// SourcePath is the field path that keys a step's source.
+func SourcePath(stage, step int, s v1alpha1.Step) string {
+	kind := "manifests"
+	if s.CRDs != nil {
+		kind = "crds"
+	}
+	return fmt.Sprintf("spec.stages[%d].steps[%d].%s", stage, step, kind)
+}
+
+func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
+	switch {
+	case s.CRDs != nil:
+		return s.CRDs.Source, true
+	case s.Manifests != nil:
+		return s.Manifests.Source, true
+	}
+	return v1alpha1.Source{}, false
+}
+
+// Resolve reads and decodes every source of a validated plan. Errors name
+// the source's field path.
+func Resolve(ctx context.Context, l *plan.Loaded) (*Resolved, error) {
+	sources := map[string][]byte{}
+	for i, st := range l.Plan.Spec.Stages {
+		for j, s := range st.Steps {
+			src, ok := stepSource(s)
+			if !ok {
+				continue
+			}
+			path := SourcePath(i, j, s)
+			b, err := source.Read(ctx, src, l.BaseDir)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			sources[path] = b
+		}
+	}
+	return FromSources(l.Plan, sources)
+}
+
+// FromSources rebuilds a Resolved plan from saved source contents.
+func FromSources(p *v1alpha1.UpgradePlan, sources map[string][]byte) (*Resolved, error) {
+	r := &Resolved{Plan: p, Sources: sources, Objects: map[string][]*unstructured.Unstructured{}, SourceDigests: map[string]string{}}
+	for path, b := range sources {
+		objs, err := source.Decode(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r.Objects[path] = objs
+		r.SourceDigests[path] = source.Digest(b)
+	}
+	r.Digest = planDigest(p.Spec, r.SourceDigests)
+	return r, nil
+}
+
+// planDigest hashes the spec (its JSON, which sorts map keys) and the
+// sources' digests in path order.
+func planDigest(spec v1alpha1.UpgradePlanSpec, sources map[string]string) string {
+	h := sha256.New()
+	b, _ := json.Marshal(spec) // plain structs: cannot fail
+	h.Write(b)
+	paths := make([]string, 0, len(sources))
+	for p := range sources {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(h, "\n%s=%s", p, sources[p])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// objectsFor returns the decoded objects of a step's source (nil for kinds
+// without one).
+func (r *Resolved) objectsFor(stage, step int) []*unstructured.Unstructured {
+	s := r.Plan.Spec.Stages[stage].Steps[step]
+	if _, ok := stepSource(s); !ok {
+		return nil
+	}
+	return r.Objects[SourcePath(stage, step, s)]
+}

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+// KillAfterTransitionEnv is a test-only failpoint: the process SIGKILLs
+// itself right after saving the transition with this number, so tests can
+// prove a run resumes from every point.
+const KillAfterTransitionEnv = "UPSHIFT_TEST_KILL_AFTER_TRANSITION"
+
+// saver saves the run while the lease is held. It writes with the lease's
+// context: once the lease is lost, no write goes out.
+type saver struct {
+	store    *runstore.Store
+	leaseCtx context.Context
+	// onAbort is called when the saved run carries an abort request from
+	// another process.
+	onAbort func()
+}
+
+var _ engine.Saver = (*saver)(nil)
+
+func newSaver(store *runstore.Store, leaseCtx context.Context, onAbort func()) *saver {
+	return &saver{store: store, leaseCtx: leaseCtx, onAbort: onAbort}
+}
+
+// Save ignores the caller's context on purpose: an interrupted run still
+// records the outcome of the action that just finished, as long as the
+// lease is held.
+func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
+	if err := s.leaseCtx.Err(); err != nil {
+		return fmt.Errorf("not saving run %s: %w", r.Name, context.Cause(s.leaseCtx))
+	}
+	err := s.store.Save(s.leaseCtx, r)
+	if errors.Is(err, runstore.ErrConflict) {
+		// Only `upshift abort` writes a run it does not hold the lease
+		// for, and only to ask for an abort: take the flag and save again.
+		cur, gerr := s.store.Get(s.leaseCtx, r.Name)
+		if gerr != nil {
+			return fmt.Errorf("save run %s: %w (and re-read: %v)", r.Name, err, gerr)
+		}
+		r.ResourceVersion = cur.ResourceVersion
+		if cur.Status.AbortRequested {
+			r.Status.AbortRequested = true
+			if s.onAbort != nil {
+				s.onAbort()
+			}
+		}
+		err = s.store.Save(s.leaseCtx, r)
+	}
+	if err != nil {
+		return fmt.Errorf("save run %s: %w", r.Name, err)
+	}
+	failpoint(r)
+	return nil
+}
+
+// failpoint SIGKILLs the process right after the transition named by
+// KillAfterTransitionEnv was saved. Every save of a transition calls it.
+func failpoint(r *v1alpha1.UpgradeRun) {
+	v := os.Getenv(KillAfterTransitionEnv)
+	if v == "" {
+		return
+	}
+	if n, err := strconv.Atoi(v); err == nil && r.Status.Transitions == n {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
+	}
+}

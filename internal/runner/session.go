@@ -1,0 +1,295 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/runstore"
+	"github.com/upshift-dev/upshift/internal/steps"
+)
+
+// DefaultNamespace keeps runs, backups and the lease.
+const DefaultNamespace = "upshift-system"
+
+// Sentinels for what stopped a drive before the run reached an end.
+var (
+	// ErrRefused: apply (or another command) would not start; nothing changed.
+	ErrRefused = errors.New("refused")
+	// ErrInterrupted: a signal stopped the process; the run resumes with apply.
+	ErrInterrupted = errors.New("interrupted")
+	// ErrAborted: an operator aborted the run.
+	ErrAborted = errors.New("aborted")
+	// ErrLeaseLost: another process may hold the run now.
+	ErrLeaseLost = errors.New("lease lost")
+)
+
+// Options tune a Session. Zero values take the defaults.
+type Options struct {
+	Namespace     string
+	LeaseDuration time.Duration // default 10s
+	LeaseRenew    time.Duration // default 2s
+	// KeepRuns is how many finished runs (and their backups) are kept.
+	KeepRuns int // default 10
+	// ReadyTimeout bounds the wait for restored workloads to be Ready.
+	ReadyTimeout time.Duration // default 2m
+	// Observe sees every saved transition (the CLI's live view).
+	Observe func(engine.Event)
+	// Notice reports what the session does besides transitions (waiting
+	// for a lease, resuming, pruning).
+	Notice func(msg string)
+}
+
+func (o *Options) defaults() {
+	if o.Namespace == "" {
+		o.Namespace = DefaultNamespace
+	}
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = 10 * time.Second
+	}
+	if o.LeaseRenew == 0 {
+		o.LeaseRenew = 2 * time.Second
+	}
+	if o.KeepRuns == 0 {
+		o.KeepRuns = 10
+	}
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = DefaultGateTimeout
+	}
+	if o.Notice == nil {
+		o.Notice = func(string) {}
+	}
+}
+
+// Session drives runs on one cluster.
+type Session struct {
+	opts    Options
+	cs      kubernetes.Interface
+	store   *runstore.Store
+	backups *backup.Client
+	deps    *steps.Deps
+}
+
+// Open connects to the cluster.
+func Open(cfg *rest.Config, opts Options) (*Session, error) {
+	opts.defaults()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := steps.NewDeps(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b, err := backup.New(cfg, opts.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{opts: opts, cs: cs, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps}, nil
+}
+
+// Store gives read access to saved runs (status, history).
+func (s *Session) Store() *runstore.Store { return s.store }
+
+// Backups gives access to backups (backup list, show).
+func (s *Session) Backups() *backup.Client { return s.backups }
+
+// Outcome is where a command left a run.
+type Outcome struct {
+	Run      *v1alpha1.UpgradeRun
+	Decision engine.Decision
+	// Stopped is set when the drive stopped before an end: ErrInterrupted,
+	// ErrAborted or ErrLeaseLost.
+	Stopped error
+}
+
+// acquire takes the cluster's lease for the run.
+func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) {
+	cfg := lease.Config{Namespace: s.opts.Namespace, Duration: s.opts.LeaseDuration, RenewEvery: s.opts.LeaseRenew, Identity: lease.CurrentIdentity(run)}
+	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && valid && id.PID != 0 {
+		s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
+	}
+	h, err := lease.Acquire(ctx, s.cs, cfg)
+	if err != nil {
+		if errors.Is(err, lease.ErrHeld) {
+			return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+		}
+		return nil, fmt.Errorf("take the lease: %w", err)
+	}
+	return h, nil
+}
+
+// Apply runs or resumes the plan, as engine.DecideApply rules.
+func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome, error) {
+	if err := s.store.EnsureNamespace(ctx); err != nil {
+		return nil, err
+	}
+	held, err := s.acquire(ctx, p.Plan.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer held.Release()
+
+	existing, err := s.store.Get(ctx, p.Plan.Name)
+	if errors.Is(err, runstore.ErrNotFound) {
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var others []v1alpha1.UpgradeRun
+	for _, r := range all {
+		if r.Name != p.Plan.Name {
+			others = append(others, r)
+		}
+	}
+	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
+	out := &Outcome{Run: existing, Decision: dec}
+	saveCtx := held.Context()
+	switch dec.Verdict {
+	case engine.Refuse:
+		return out, fmt.Errorf("%w: %s", ErrRefused, dec.Reason)
+	case engine.AlreadyDone, engine.ReportFailed:
+		return out, nil
+	case engine.StartRun:
+		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+		if err := s.store.Save(saveCtx, run); err != nil {
+			return nil, err
+		}
+		if err := s.store.SaveSources(saveCtx, run.Name, p.Sources); err != nil {
+			return nil, err
+		}
+		failpoint(run)
+		out.Run = run
+	case engine.StartAttempt:
+		if err := engine.NewAttempt(existing, time.Now()); err != nil {
+			return nil, err
+		}
+		if err := s.store.Save(saveCtx, existing); err != nil {
+			return nil, err
+		}
+		failpoint(existing)
+	case engine.ResumeRun:
+		s.opts.Notice(dec.Reason)
+		// A crash between saving the new run and its sources leaves them
+		// missing; the digest matched, so these are the same contents.
+		if err := s.store.SaveSources(saveCtx, existing.Name, p.Sources); err != nil {
+			return nil, err
+		}
+		engine.Resume(existing)
+	}
+	return s.drive(ctx, held, out, p)
+}
+
+// Rollback undoes every stage of the run that changed something.
+func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
+	return s.command(ctx, name, func(r *v1alpha1.UpgradeRun) error {
+		return engine.RequestRollback(r, "rollback requested by "+lease.CurrentIdentity(name).String(), time.Now())
+	})
+}
+
+// Retry retries the failed step of a run that failed without rollback.
+func (s *Session) Retry(ctx context.Context, name string) (*Outcome, error) {
+	return s.command(ctx, name, engine.Retry)
+}
+
+// command changes a saved run under the lease and drives it on.
+func (s *Session) command(ctx context.Context, name string, change func(*v1alpha1.UpgradeRun) error) (*Outcome, error) {
+	held, err := s.acquire(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer held.Release()
+	run, err := s.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(run); err != nil {
+		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	srcs, err := s.store.LoadSources(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	p, err := FromSources(&v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan}, srcs)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.Save(held.Context(), run); err != nil {
+		return nil, err
+	}
+	failpoint(run)
+	return s.drive(ctx, held, &Outcome{Run: run}, p)
+}
+
+// drive moves the run with the engine until it ends or stops.
+func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *Resolved) (*Outcome, error) {
+	run := out.Run
+	actCtx, cancel := context.WithCancelCause(held.Context())
+	defer cancel(nil)
+	stopOnSignal := context.AfterFunc(ctx, func() { cancel(ErrInterrupted) })
+	defer stopOnSignal()
+	go s.watchAbort(actCtx, run.Name, func() { cancel(ErrAborted) })
+
+	drv := &engine.Driver{
+		Actor:   &actor{plan: p, deps: s.deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
+		Saver:   newSaver(s.store, held.Context(), func() { cancel(ErrAborted) }),
+		Now:     time.Now,
+		Observe: s.opts.Observe,
+	}
+	err := drv.Drive(actCtx, run)
+	if err == nil {
+		s.prune(held.Context())
+		return out, nil
+	}
+	cause := context.Cause(actCtx)
+	switch {
+	case errors.Is(cause, ErrAborted):
+		if aerr := engine.Abort(run, "an operator (upshift abort)", time.Now()); aerr == nil {
+			_ = s.store.Save(held.Context(), run)
+		}
+		out.Stopped = ErrAborted
+	case errors.Is(cause, ErrInterrupted):
+		run.Status.Message = "interrupted; `upshift apply -f` with the same plan resumes it"
+		_ = s.store.Save(held.Context(), run)
+		out.Stopped = ErrInterrupted
+	case held.Context().Err() != nil:
+		out.Stopped = ErrLeaseLost
+	default:
+		return out, err
+	}
+	return out, nil
+}
+
+// watchAbort polls the saved run for an abort request from another
+// process while this one drives it.
+func (s *Session) watchAbort(ctx context.Context, name string, abort func()) {
+	t := time.NewTicker(s.opts.LeaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if r, err := s.store.Get(ctx, name); err == nil && r.Status.AbortRequested {
+				abort()
+				return
+			}
+		}
+	}
+}
+
+// Clientset is the session's typed client (status reads the lease).
+func (s *Session) Clientset() kubernetes.Interface { return s.cs }

@@ -1,0 +1,62 @@
+package steps
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/source"
+	"github.com/upshift-dev/upshift/internal/steps/crds"
+	"github.com/upshift-dev/upshift/internal/steps/image"
+	"github.com/upshift-dev/upshift/internal/steps/manifests"
+)
+
+func TestNew(t *testing.T) {
+	d, err := NewDeps(&rest.Config{Host: "https://127.0.0.1:1"}) // builds clients, contacts nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := source.Decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: demo}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := &v1alpha1.ImageStep{Kind: "Deployment", Namespace: "demo", Name: "web", Images: map[string]string{"web": "web:v2"}}
+	tests := []struct {
+		name    string
+		s       v1alpha1.Step
+		wantErr error
+		check   func(any) bool
+	}{
+		{name: "no kind", s: v1alpha1.Step{Name: "empty"}, wantErr: ErrInvalidStep},
+		{name: "two kinds", s: v1alpha1.Step{Name: "both", Manifests: &v1alpha1.ManifestsStep{}, Image: img}, wantErr: ErrInvalidStep},
+		{name: "crds", s: v1alpha1.Step{Name: "c", CRDs: &v1alpha1.CRDsStep{}}, check: func(e any) bool { _, ok := e.(*crds.Executor); return ok }},
+		{name: "crds with a ConfigMap", s: v1alpha1.Step{Name: "c", CRDs: &v1alpha1.CRDsStep{}}, wantErr: crds.ErrNotCRD},
+		{name: "manifests", s: v1alpha1.Step{Name: "m", Manifests: &v1alpha1.ManifestsStep{}}, check: func(e any) bool { _, ok := e.(*manifests.Executor); return ok }},
+		{name: "image", s: v1alpha1.Step{Name: "i", Image: img}, check: func(e any) bool { _, ok := e.(*image.Executor); return ok }},
+		{name: "bad image", s: v1alpha1.Step{Name: "i", Image: &v1alpha1.ImageStep{Kind: "Job"}}, wantErr: image.ErrInvalidSpec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := cm
+			if tt.name == "crds" {
+				objs = nil
+			}
+			e, err := New(tt.s, objs, 0, d)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "step \""+tt.s.Name+"\"") {
+					t.Fatalf("New = %v, want %v naming the step", err, tt.wantErr)
+				}
+				if e != nil {
+					t.Errorf("New returned an executor with an error")
+				}
+				return
+			}
+			if err != nil || !tt.check(e) {
+				t.Fatalf("New = %T, %v", e, err)
+			}
+		})
+	}
+}

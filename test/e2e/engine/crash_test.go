@@ -1,0 +1,113 @@
+package engine_test
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/localcluster"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// Short leases so a killed holder's lease expires quickly.
+var fastLease = []string{"--lease-duration", "2s", "--lease-renew", "500ms"}
+
+// stepObjects maps the upgrade plan's steps to the object each writes.
+var stepObjects = map[string]string{
+	"settings": "configmaps shop/settings",
+	"web":      "deployments shop/web",
+	"agent":    "daemonsets shop/agent",
+}
+
+// TestCrashAndResumeAtEveryTransition kills `upshift apply` (SIGKILL, via
+// the test failpoint) right after each transition it saves, of a run that
+// succeeds and of one that fails and rolls back; `apply` again must reach
+// the same end as an uninterrupted run, and no step recorded as succeeded
+// before the kill may write again after it.
+func TestCrashAndResumeAtEveryTransition(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		broken bool
+	}{{"succeeds", false}, {"rolls back", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, localcluster.Options{})
+			w.installPlatform()
+			wantCode := 0
+			if c.broken {
+				wantCode = 2
+			}
+			// The uninterrupted run says how many transitions there are.
+			ref := w.crashPlan(0, c.broken)
+			w.mustExit(wantCode, nil, append([]string{"apply", "-f", ref}, fastLease...)...)
+			total := w.run(fmt.Sprintf("shop-%d", 0)).Status.Transitions
+			if total < 10 {
+				t.Fatalf("only %d transitions in the reference run", total)
+			}
+			for n := 1; n < total; n++ {
+				before := w.capture()
+				name := fmt.Sprintf("shop-%d", n)
+				plan := w.crashPlan(n, c.broken)
+				killed := w.upshift([]string{runner.KillAfterTransitionEnv + "=" + strconv.Itoa(n)}, append([]string{"apply", "-f", plan}, fastLease...)...)
+				if killed.code != -9 {
+					t.Fatalf("kill after transition %d: want SIGKILL, got %s", n, killed)
+				}
+				atKill := w.run(name)
+				resumedAt := time.Now()
+				r := w.mustExit(wantCode, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+				final := w.run(name)
+				want := v1alpha1.RunSucceeded
+				if c.broken {
+					want = v1alpha1.RunRolledBack
+				}
+				if final.Status.Phase != want {
+					t.Fatalf("kill after %d: resumed run ended %s, want %s\n%s", n, final.Status.Phase, want, r)
+				}
+				if c.broken {
+					w.assertRestored(before)
+				} else {
+					w.waitImages("app=web", "app", fmt.Sprintf("example.com/shop/web:2.0.%d", n))
+					w.waitImages("app=agent", "agent", fmt.Sprintf("example.com/shop/agent:2.0.%d", n))
+				}
+				w.assertNotRepeated(t, n, atKill, resumedAt)
+			}
+		})
+	}
+}
+
+// crashPlan is the upgrade plan of iteration n: a new name and new tags,
+// so each iteration changes something.
+func (w *world) crashPlan(n int, broken bool) string {
+	tag := fmt.Sprintf("2.0.%d", n)
+	webTag := tag
+	if broken {
+		webTag += "-broken"
+	}
+	return w.upgradePlan(planOptions{name: fmt.Sprintf("shop-%d", n), webTag: webTag, agentTag: tag})
+}
+
+// assertNotRepeated fails if a step that had succeeded when the process
+// was killed wrote its object again after the resume began (the rollback's
+// restores are not step writes: a rolled-back run restores on purpose).
+func (w *world) assertNotRepeated(t *testing.T, n int, atKill *v1alpha1.UpgradeRun, resumedAt time.Time) {
+	t.Helper()
+	done := map[string]bool{}
+	for _, st := range atKill.Status.Stages {
+		for _, s := range st.Steps {
+			if s.Phase == v1alpha1.PhaseSucceeded {
+				done[stepObjects[s.Name]] = true
+			}
+		}
+	}
+	for _, e := range w.upshiftWrites() {
+		if e.RequestReceivedTimestamp.Before(resumedAt) || e.Verb != "patch" {
+			continue // restores use update; steps use server-side apply (patch)
+		}
+		if done[e.Object()] {
+			t.Errorf("kill after %d: the succeeded step's object %s was patched again after the resume", n, e.Object())
+		}
+	}
+}
