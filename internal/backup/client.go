@@ -39,6 +39,11 @@ type Client struct {
 	mapper    meta.ResettableRESTMapper
 	waiter    *kube.Waiter
 	backoff   wait.Backoff
+
+	// AfterChunkWritten, when set, is called after each chunk Secret is
+	// written and before the backup is read back: the test failpoint that
+	// kills a process in the middle of a backup hooks in here.
+	AfterChunkWritten func(key Key, index int)
 }
 
 // New builds a Client whose backup Secrets live in namespace (created on

@@ -54,6 +54,9 @@ func (c *Client) Save(ctx context.Context, key Key, s *Snapshot) (v1alpha1.Backu
 			return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: write secret %s/%s: %w", key, c.namespace, sec.Name, err)
 		}
 		ref.Secrets = append(ref.Secrets, sec.Name)
+		if c.AfterChunkWritten != nil {
+			c.AfterChunkWritten(key, i)
+		}
 	}
 	if _, err := c.Load(ctx, ref); err != nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: read back: %w", key, err)

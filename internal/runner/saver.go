@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -17,6 +18,25 @@ import (
 // itself right after saving the transition with this number, so tests can
 // prove a run resumes from every point.
 const KillAfterTransitionEnv = "UPSHIFT_TEST_KILL_AFTER_TRANSITION"
+
+// KillDuringBackupEnv is a test-only failpoint: the process SIGKILLs
+// itself right after writing the first chunk of the named stage's backup,
+// before the backup is verified and recorded.
+const KillDuringBackupEnv = "UPSHIFT_TEST_KILL_DURING_BACKUP"
+
+// backupFailpoint returns the hook for KillDuringBackupEnv, or nil.
+func backupFailpoint() func(backup.Key, int) {
+	stage := os.Getenv(KillDuringBackupEnv)
+	if stage == "" {
+		return nil
+	}
+	return func(k backup.Key, _ int) {
+		if k.Stage == stage {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+	}
+}
 
 // saver saves the run while the lease is held. It writes with the lease's
 // context: once the lease is lost, no write goes out.

@@ -93,6 +93,7 @@ func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.AfterChunkWritten = backupFailpoint()
 	return &Session{opts: opts, cs: cs, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps}, nil
 }
 

@@ -111,3 +111,36 @@ func (w *world) assertNotRepeated(t *testing.T, n int, atKill *v1alpha1.UpgradeR
 		}
 	}
 }
+
+// TestCrashDuringBackupWrite kills `upshift apply` after it wrote the first
+// chunk of the workloads stage's backup, before the backup was verified and
+// recorded: the next `apply` writes the backup again, verifies it, and
+// reaches the target; the recorded backup restores correctly on rollback.
+func TestCrashDuringBackupWrite(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	before := w.capture()
+	no := false
+	plan := w.upgradePlan(planOptions{webTag: "2.0.0-broken", autoRollback: &no})
+	killed := w.upshift([]string{runner.KillDuringBackupEnv + "=workloads"}, append([]string{"apply", "-f", plan}, fastLease...)...)
+	if killed.code != -9 {
+		t.Fatalf("want SIGKILL during the backup, got %s", killed)
+	}
+	atKill := w.run("shop-2.0.0")
+	if st := atKill.Status.Stages[1]; st.Backup != nil || st.Phase != v1alpha1.PhaseBackingUp {
+		t.Fatalf("at the kill the workloads stage should be backing up with no backup recorded: %s backup=%v", st.Phase, st.Backup)
+	}
+	if img := w.capture().web.Spec.Template.Spec.Containers[0].Image; img != before.web.Spec.Template.Spec.Containers[0].Image {
+		t.Fatalf("web changed before its stage's backup was recorded: %s", img)
+	}
+	// The resumed run backs up again, then fails (broken web) and stops
+	// for an operator; the rollback restores from the re-written backup.
+	w.mustExit(3, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+	run := w.run("shop-2.0.0")
+	if b := run.Status.Stages[1].Backup; b == nil || len(b.Secrets) == 0 {
+		t.Fatalf("no backup recorded for workloads after the resume")
+	}
+	w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	w.assertRestored(before)
+}
