@@ -25,6 +25,7 @@ type progress struct {
 	live  bool
 	run   *v1alpha1.UpgradeRun // a copy, read by the redraw loop
 	lines int                  // lines drawn last time
+	fd    int                  // the terminal, for its width
 	frame int
 	done  chan struct{}
 	wg    sync.WaitGroup
@@ -36,6 +37,7 @@ func newProgress(stdout, stderr io.Writer, human bool) *progress {
 		p.w = stderr
 	} else if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.live = true
+		p.fd = int(f.Fd())
 		p.wg.Add(1)
 		go p.loop()
 	}
@@ -108,9 +110,27 @@ func (p *progress) redraw() {
 		return
 	}
 	p.clear()
-	text := renderTree(p.run, p.frame, time.Now())
+	width := 100
+	if w, _, err := term.GetSize(p.fd); err == nil && w > 20 {
+		width = w
+	}
+	// Cut lines to the terminal's width: a wrapped line would throw off
+	// the count of lines to move up on the next redraw.
+	text := fitWidth(renderTree(p.run, p.frame, time.Now()), width-1)
 	fmt.Fprint(p.w, text)
 	p.lines = strings.Count(text, "\n")
+}
+
+// fitWidth cuts every line of text to at most width runes.
+func fitWidth(text string, width int) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if r := []rune(body); len(r) > width {
+			lines[i] = string(r[:width-1]) + "…" + l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -29,7 +29,7 @@ func printRunSummary(w io.Writer, r *v1alpha1.UpgradeRun) {
 	for _, ss := range st.Stages {
 		msg := ss.Message
 		if ss.Backup != nil && msg == "" {
-			msg = fmt.Sprintf("backup: %d object(s) in %d Secret(s)", ss.Backup.Objects, len(ss.Backup.Secrets))
+			msg = fmt.Sprintf("backup: %d existing object(s), %d to be created, %d Secret(s)", ss.Backup.Objects, ss.Backup.Absent, len(ss.Backup.Secrets))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ss.Name, ss.Phase, took(ss.StartedAt, ss.FinishedAt), oneLine(msg))
 		for _, s := range ss.Steps {

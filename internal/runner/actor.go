@@ -77,7 +77,7 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
-	return engine.Outcome{OK: true, Backup: &ref, Message: fmt.Sprintf("%d object(s) in %d Secret(s)", ref.Objects, len(ref.Secrets))}, nil
+	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 
 func (a *actor) step(ctx context.Context, stage, i int) (engine.Outcome, error) {
@@ -147,4 +147,10 @@ func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
 		return d.Duration
 	}
 	return def
+}
+
+// describeBackup says what a backup holds: objects as they were, and how
+// many the stage may create (deleted again on rollback).
+func describeBackup(ref *v1alpha1.BackupRef) string {
+	return fmt.Sprintf("%d existing object(s) saved, %d to be created, in %d Secret(s)", ref.Objects, ref.Absent, len(ref.Secrets))
 }
