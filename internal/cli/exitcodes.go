@@ -18,7 +18,12 @@ const (
 // is set for `upshift rollback`, whose goal is the restore.
 func runExitCode(out *runner.Outcome, forRollback bool) int {
 	if out.Stopped != nil {
-		return ExitWaiting
+		for _, resumable := range []error{runner.ErrInterrupted, runner.ErrAborted, runner.ErrLeaseLost, runner.ErrAPIUnavailable} {
+			if errors.Is(out.Stopped, resumable) {
+				return ExitWaiting
+			}
+		}
+		return ExitOperator // e.g. progress that could not be saved
 	}
 	if out.Run == nil {
 		return ExitInvalid

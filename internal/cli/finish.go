@@ -44,10 +44,15 @@ func whatNext(out *runner.Outcome, code int) string {
 	switch {
 	case errors.Is(out.Stopped, runner.ErrInterrupted):
 		return fmt.Sprintf("run %s interrupted and saved; run `upshift apply -f` with the same plan to resume it", r.Name)
+	case errors.Is(out.Stopped, runner.ErrAPIUnavailable):
+		return fmt.Sprintf("run %s stopped: %v\nnothing was rolled back for it; the run is saved: run `upshift apply -f` with the same plan to resume once the API server answers", r.Name, out.Stopped)
 	case errors.Is(out.Stopped, runner.ErrLeaseLost):
 		return fmt.Sprintf("lost the lease of run %s: another process may drive it now; `upshift status %s` shows where it is", r.Name, r.Name)
 	case errors.Is(out.Stopped, runner.ErrAborted), r.Status.Phase == v1alpha1.RunAborted:
 		return fmt.Sprintf("run %s aborted; backups kept. Resume with `upshift apply -f` or undo with `upshift rollback %s`", r.Name, r.Name)
+	}
+	if out.Stopped != nil {
+		return fmt.Sprintf("run %s stopped: %v\nit is saved up to its last transition: `upshift status %s` shows where; `upshift apply -f` with the same plan resumes it", r.Name, out.Stopped, r.Name)
 	}
 	switch r.Status.Phase {
 	case v1alpha1.RunRolledBack:

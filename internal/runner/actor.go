@@ -133,11 +133,15 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 }
 
 // failed turns an executor error into the right thing: when the context
-// ended (interrupted, lease lost, aborted) the run stops as saved and will
-// resume; any other error is the action's failure.
+// ended (interrupted, lease lost, aborted) or the API server is unreachable
+// the run stops as saved and will resume; any other error is the action's
+// failure.
 func (a *actor) failed(ctx context.Context, err error) (engine.Outcome, error) {
 	if ctx.Err() != nil {
 		return engine.Outcome{}, context.Cause(ctx)
+	}
+	if apiUnavailable(err) {
+		return engine.Outcome{}, fmt.Errorf("%w: %v", ErrAPIUnavailable, err)
 	}
 	return engine.Outcome{Message: err.Error()}, nil
 }

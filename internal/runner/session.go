@@ -269,7 +269,9 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	case held.Context().Err() != nil:
 		out.Stopped = ErrLeaseLost
 	default:
-		return out, err
+		// The API server unavailable, or progress that could not be
+		// saved: the run stays as last saved, for apply to resume.
+		out.Stopped = err
 	}
 	return out, nil
 }
