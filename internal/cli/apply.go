@@ -69,6 +69,7 @@ or aborted; apply resumes).`,
 				return err
 			}
 			view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), rf.output == "")
+			defer view.stop()
 			sess, err := runner.Open(cfg, rf.options(view))
 			if err != nil {
 				return err

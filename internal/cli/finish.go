@@ -25,7 +25,7 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 		fmt.Fprintln(cmd.ErrOrStderr(), out.Decision.Reason)
 	}
 	if output != "" && out.Run != nil {
-		if err := printObject(w, out.Run, output); err != nil {
+		if err := printObject(w, shownRun(out.Run), output); err != nil {
 			return err
 		}
 	} else if out.Run != nil {

@@ -47,12 +47,3 @@ func (k *kubeFlags) restConfig() (*rest.Config, error) {
 	cfg.QPS, cfg.Burst = 50, 100 // waits are watch-driven; bursts come from backups and applies
 	return cfg, nil
 }
-
-// restConfigFrom loads one kubeconfig file (the local cluster's).
-func restConfigFrom(path string) (*rest.Config, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
-	}
-	return cfg, nil
-}

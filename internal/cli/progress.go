@@ -29,6 +29,7 @@ type progress struct {
 	frame int
 	done  chan struct{}
 	wg    sync.WaitGroup
+	once  sync.Once
 }
 
 func newProgress(stdout, stderr io.Writer, human bool) *progress {
@@ -69,11 +70,16 @@ func (p *progress) notice(msg string) {
 	fmt.Fprintf(p.w, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), msg)
 }
 
-// stop ends the live view, leaving its last frame on screen.
+// stop ends the live view, leaving its last frame on screen. It may be
+// called more than once.
 func (p *progress) stop() {
 	if !p.live {
 		return
 	}
+	p.once.Do(p.halt)
+}
+
+func (p *progress) halt() {
 	close(p.done)
 	p.wg.Wait()
 	p.mu.Lock()

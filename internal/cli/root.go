@@ -53,6 +53,9 @@ func Execute() int {
 	klog.SetOutput(io.Discard)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal the run is being saved and the lease
+	// released; a second Ctrl-C gets the default behaviour and kills.
+	context.AfterFunc(ctx, stop)
 	err := NewRootCommand().ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK

@@ -28,6 +28,7 @@ func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Sess
 				return err
 			}
 			view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), rf.output == "")
+			defer view.stop()
 			sess, err := runner.Open(cfg, rf.options(view))
 			if err != nil {
 				return err

@@ -40,7 +40,7 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printObject(cmd.OutOrStdout(), run, output)
+				return printObject(cmd.OutOrStdout(), shownRun(run), output)
 			}
 			printRunSummary(cmd.OutOrStdout(), run)
 			if id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift"); err == nil && valid && id.Run == run.Name {
@@ -83,7 +83,7 @@ func newHistoryCommand(kf *kubeFlags) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printObject(cmd.OutOrStdout(), runs, output)
+				return printObject(cmd.OutOrStdout(), shownRuns(runs), output)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no runs on this cluster")

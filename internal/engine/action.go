@@ -56,13 +56,14 @@ func Next(r *v1alpha1.UpgradeRun) Action {
 func nextForward(r *v1alpha1.UpgradeRun) Action {
 	for i := range r.Status.Stages {
 		ss := &r.Status.Stages[i]
-		switch ss.Phase {
-		case v1alpha1.PhaseSucceeded:
+		if ss.Phase == v1alpha1.PhaseSucceeded {
 			continue
-		case v1alpha1.PhasePending, v1alpha1.PhaseBackingUp:
-			if ss.Backup == nil {
-				return Action{Kind: Backup, Stage: i}
-			}
+		}
+		// Whatever brought the stage here (a first start, a crash during
+		// its backup, a retry after its backup failed), it changes
+		// nothing before its backup is recorded.
+		if ss.Backup == nil {
+			return Action{Kind: Backup, Stage: i}
 		}
 		for j := range ss.Steps {
 			if ss.Steps[j].Phase != v1alpha1.PhaseSucceeded {

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // ErrNotAllowed: the command does not apply to the run in its phase.
@@ -59,7 +60,7 @@ func GateName(g v1alpha1.Gate, i int) string {
 		}
 		return fmt.Sprintf("ready %ss %q", lower(g.Ready.Kind), g.Ready.Selector)
 	case g.HTTP != nil:
-		return "http " + g.HTTP.URL
+		return "http " + redact.URL(g.HTTP.URL)
 	}
 	return fmt.Sprintf("gate %d", i)
 }
@@ -81,7 +82,7 @@ func Resume(r *v1alpha1.UpgradeRun) {
 	if st.Phase != v1alpha1.RunAborted {
 		return
 	}
-	st.Transitions++
+	// Not a transition of its own: the next Begin saves it.
 	st.FinishedAt = nil
 	if st.RollbackRequested {
 		st.Phase = v1alpha1.RunRollingBack

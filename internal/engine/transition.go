@@ -29,9 +29,10 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 	ss := &st.Stages[a.Stage]
 	switch a.Kind {
 	case Backup:
-		if ss.Phase == v1alpha1.PhasePending {
+		if ss.Phase != v1alpha1.PhaseBackingUp { // not a resumed backup
 			ss.Attempts++
 			ss.StartedAt = &t
+			ss.FinishedAt = nil
 		}
 		ss.Phase = v1alpha1.PhaseBackingUp
 		ss.Message = "backing up"

@@ -24,14 +24,16 @@ type Loaded struct {
 }
 
 // DecodeError is a plan file that is not a well-formed UpgradePlan: an
-// unknown field, a duration Go cannot parse, a value of the wrong type, or
-// broken YAML. Check for it with errors.As.
+// unknown field, a duration Go cannot parse, a value of the wrong type, a
+// version written as a YAML number, or broken YAML. Check for it with
+// errors.As.
 type DecodeError struct {
 	File string
 	// Problems are "field.path: what is wrong: the fix", one per mistake
 	// found; empty when only the decoder's own error is known.
 	Problems []string
-	// Err is the decoder's error.
+	// Err is the decoder's error, or ErrVersionNotString when the file
+	// decodes but spec.version is not a YAML string.
 	Err error
 }
 
@@ -48,17 +50,31 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Load reads a plan file strictly: an unknown field is an error, so a typo
-// never silently drops a setting. Decoding stops at the first mistake and
-// names no field path, so on failure Load looks again and reports every
-// mistake it can place with its path (see explainDecode).
+// never silently drops a setting, and an unquoted version such as 1.10 is
+// an error, so it never silently becomes "1.1" (see versionProblem).
+// Decoding stops at the first mistake and names no field path, so on
+// failure Load looks again and reports every mistake it can place with its
+// path (see explainDecode).
 func Load(path string) (*Loaded, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
+	var found []string
+	if msg := versionProblem(b); msg != "" {
+		found = append(found, msg)
+	}
 	var p v1alpha1.UpgradePlan
 	if err := yaml.UnmarshalStrict(b, &p); err != nil {
-		return nil, &DecodeError{File: path, Problems: explainDecode(b), Err: err}
+		explained := explainDecode(b)
+		if len(explained) == 0 && len(found) > 0 {
+			// Nothing placed the decoder's error: keep its own word for it.
+			explained = []string{fmt.Sprintf("%v (check the field names and value types against the UpgradePlan schema)", err)}
+		}
+		return nil, &DecodeError{File: path, Problems: append(found, explained...), Err: err}
+	}
+	if len(found) > 0 {
+		return nil, &DecodeError{File: path, Problems: found, Err: ErrVersionNotString}
 	}
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {

@@ -6,14 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
-
-var workloadKinds = map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true}
 
 // Validate checks a loaded plan without a cluster and returns every problem.
 func Validate(l *Loaded) field.ErrorList {
@@ -48,7 +45,9 @@ func Validate(l *Loaded) field.ErrorList {
 			if step.Name == "" {
 				errs = append(errs, field.Required(stp.Child("name"), "every step needs a name, unique across the plan"))
 			} else if prev, dup := stepNames[step.Name]; dup {
-				errs = append(errs, field.Duplicate(stp.Child("name"), step.Name+" (also "+prev+")"))
+				e := field.Duplicate(stp.Child("name"), step.Name+" (also "+prev+")")
+				e.Detail = "give each step its own name, unique across the plan"
+				errs = append(errs, e)
 			} else {
 				stepNames[step.Name] = stp.String()
 			}
@@ -67,7 +66,9 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 		return field.ErrorList{field.Required(path, "every "+what+" needs a name")}
 	}
 	if seen[name] {
-		return field.ErrorList{field.Duplicate(path, name)}
+		dup := field.Duplicate(path, name)
+		dup.Detail = "give each " + what + " its own name: a run records progress by " + what + " name"
+		return field.ErrorList{dup}
 	}
 	seen[name] = true
 	return nil
@@ -103,6 +104,9 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 
 func validateSource(path *field.Path, src v1alpha1.Source, base string) field.ErrorList {
 	var errs field.ErrorList
+	if src.CAFile != "" && src.InsecureSkipVerify {
+		errs = append(errs, field.Forbidden(path, "set caFile or insecureSkipVerify, not both: caFile verifies the server with that CA, insecureSkipVerify does not verify it at all"))
+	}
 	n := 0
 	for _, v := range []string{src.Path, src.URL, src.Inline} {
 		if v != "" {
@@ -110,7 +114,7 @@ func validateSource(path *field.Path, src v1alpha1.Source, base string) field.Er
 		}
 	}
 	if n != 1 {
-		return field.ErrorList{field.Invalid(path, fmt.Sprintf("%d sources", n), "set exactly one of path, url or inline")}
+		return append(errs, field.Invalid(path, fmt.Sprintf("%d sources", n), "set exactly one of path, url or inline"))
 	}
 	switch {
 	case src.Path != "":
@@ -130,67 +134,6 @@ func validateSource(path *field.Path, src v1alpha1.Source, base string) field.Er
 	}
 	if src.URL == "" && (src.CAFile != "" || src.InsecureSkipVerify) {
 		errs = append(errs, field.Forbidden(path.Child("caFile"), "caFile and insecureSkipVerify apply to url only"))
-	}
-	return errs
-}
-
-func validateImage(path *field.Path, s *v1alpha1.ImageStep) field.ErrorList {
-	var errs field.ErrorList
-	if !workloadKinds[s.Kind] {
-		errs = append(errs, field.NotSupported(path.Child("kind"), s.Kind, []string{"Deployment", "DaemonSet", "StatefulSet"}))
-	}
-	if s.Namespace == "" {
-		errs = append(errs, field.Required(path.Child("namespace"), "the workload's namespace"))
-	}
-	if s.Name == "" {
-		errs = append(errs, field.Required(path.Child("name"), "the workload's name"))
-	}
-	if len(s.Images) == 0 {
-		errs = append(errs, field.Required(path.Child("images"), "at least one container is required (container name: image)"))
-	}
-	for c, img := range s.Images {
-		if img == "" {
-			errs = append(errs, field.Required(path.Child("images").Key(c), "an image is required"))
-		}
-	}
-	return errs
-}
-
-func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
-	errs := positive(path.Child("timeout"), g.Timeout)
-	set := 0
-	if r := g.Ready; r != nil {
-		set++
-		rp := path.Child("ready")
-		if r.APIVersion == "" {
-			errs = append(errs, field.Required(rp.Child("apiVersion"), "e.g. apps/v1"))
-		}
-		if r.Kind == "" {
-			errs = append(errs, field.Required(rp.Child("kind"), "e.g. Deployment"))
-		}
-		switch {
-		case (r.Name == "") == (r.Selector == ""):
-			errs = append(errs, field.Forbidden(rp, "set exactly one of name or selector"))
-		case r.Selector != "":
-			if _, err := labels.Parse(r.Selector); err != nil {
-				errs = append(errs, field.Invalid(rp.Child("selector"), r.Selector, err.Error()))
-			}
-		}
-	}
-	if h := g.HTTP; h != nil {
-		set++
-		hp := path.Child("http")
-		if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			errs = append(errs, field.Invalid(hp.Child("url"), h.URL, "must be an absolute http(s) URL"))
-		}
-		if h.ExpectStatus != 0 && (h.ExpectStatus < 100 || h.ExpectStatus > 599) {
-			errs = append(errs, field.Invalid(hp.Child("expectStatus"), h.ExpectStatus, "must be an HTTP status code (100-599)"))
-		}
-		errs = append(errs, positive(hp.Child("timeout"), h.Timeout)...)
-		errs = append(errs, positive(hp.Child("interval"), h.Interval)...)
-	}
-	if set != 1 {
-		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready or http"))
 	}
 	return errs
 }

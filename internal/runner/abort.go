@@ -17,8 +17,7 @@ import (
 // asks it to stop (the one write made without the lease: a flag the holder
 // reads) and waits until it has.
 func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
-	run, err := s.store.Get(ctx, name)
-	if err != nil {
+	if _, err := s.store.Get(ctx, name); err != nil {
 		return nil, err
 	}
 	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && valid && id.Run == name {
@@ -30,7 +29,8 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 		return nil, err
 	}
 	defer held.Release()
-	if run, err = s.store.Get(ctx, name); err != nil {
+	run, err := s.store.Get(ctx, name)
+	if err != nil {
 		return nil, err
 	}
 	if err := engine.Abort(run, "an operator (upshift abort)", time.Now()); err != nil {
@@ -51,6 +51,11 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 		run.Status.AbortRequested = true
 		err = s.store.Save(ctx, run)
 		if errors.Is(err, runstore.ErrConflict) {
+			select { // the holder saved meanwhile: read again
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
 			continue
 		}
 		if err != nil {

@@ -89,7 +89,7 @@ func (a *actor) step(ctx context.Context, stage, i int) (engine.Outcome, error) 
 	if err != nil {
 		return a.failed(ctx, err)
 	}
-	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
+	return a.result(ctx, res)
 }
 
 func (a *actor) gate(ctx context.Context, stage, i int) (engine.Outcome, error) {
@@ -101,6 +101,16 @@ func (a *actor) gate(ctx context.Context, stage, i int) (engine.Outcome, error) 
 	res, err := check.Check(ctx)
 	if err != nil {
 		return a.failed(ctx, err)
+	}
+	return a.result(ctx, res)
+}
+
+// result turns a step's or gate's result into an outcome. A failure seen
+// after the context ended (Ctrl-C, abort, lost lease) may be the cut-off
+// itself: the run stops as saved instead of rolling back.
+func (a *actor) result(ctx context.Context, res step.Result) (engine.Outcome, error) {
+	if res.Outcome != step.Succeeded && ctx.Err() != nil {
+		return engine.Outcome{}, context.Cause(ctx)
 	}
 	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
 }

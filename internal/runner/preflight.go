@@ -44,11 +44,12 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 					for _, verb := range []string{"get", "list", "watch"} {
 						pf.need(verb, gvr, g.Ready.Namespace, path.String())
 					}
+					pf.workloadReads(gvk, g.Ready.Namespace, path.String())
 				}
 			}
 		}
 	}
-	pf.runNeeds()
+	pf.runNeeds(ctx)
 	pf.reviewAccess(ctx)
 	return pf.errs
 }
@@ -141,8 +142,29 @@ func (pf *preflight) objects(ctx context.Context, path *field.Path, objs []*unst
 		if !namespaced {
 			ns = ""
 		}
-		for _, verb := range []string{"get", "create", "patch", "update", "delete"} {
+		// Writes, and the list/watch the wait for Current needs.
+		for _, verb := range []string{"get", "list", "watch", "create", "patch", "update", "delete"} {
 			pf.need(verb, gvr, ns, what)
+		}
+		pf.workloadReads(gvk, ns, what)
+	}
+}
+
+// workloadReads are what judging a workload's readiness reads besides
+// itself: its pods, and a Deployment's ReplicaSets.
+func (pf *preflight) workloadReads(gvk schema.GroupVersionKind, ns, what string) {
+	if gvk.Group != "apps" {
+		return
+	}
+	switch gvk.Kind {
+	case "Deployment", "DaemonSet", "StatefulSet", "ReplicaSet":
+	default:
+		return
+	}
+	for _, verb := range []string{"list", "watch"} {
+		pf.need(verb, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, ns, what)
+		if gvk.Kind == "Deployment" {
+			pf.need(verb, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, ns, what)
 		}
 	}
 }
@@ -173,12 +195,10 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 		return
 	}
 	what := fmt.Sprintf("%s (%s %s/%s)", path, strings.ToLower(s.Kind), s.Namespace, s.Name)
-	for _, verb := range []string{"get", "patch", "update"} {
+	for _, verb := range []string{"get", "list", "watch", "patch", "update"} {
 		pf.need(verb, gvr, s.Namespace, what)
 	}
-	for _, verb := range []string{"list", "watch"} {
-		pf.need(verb, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, s.Namespace, what)
-	}
+	pf.workloadReads(gvk, s.Namespace, what)
 	obj, err := pf.s.deps.Dynamic.Resource(gvr).Namespace(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		if _, nerr := pf.s.cs.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(nerr) && !pf.namespaces[s.Namespace] {
@@ -239,11 +259,14 @@ func (pf *preflight) need(verb string, gvr schema.GroupVersionResource, ns, what
 
 // runNeeds are the writes every run makes: its record and backups
 // (Secrets), its lease, and its namespace when missing.
-func (pf *preflight) runNeeds() {
+func (pf *preflight) runNeeds(ctx context.Context) {
 	ns := pf.s.opts.Namespace
+	if _, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", "creating namespace "+ns+" for runs and backups")
+	}
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	leases := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
-	for _, verb := range []string{"get", "list", "create", "update", "delete"} {
+	for _, verb := range []string{"get", "list", "create", "update", "patch", "delete"} {
 		pf.need(verb, secrets, ns, "the run record and backups in "+ns)
 	}
 	for _, verb := range []string{"get", "create", "update"} {

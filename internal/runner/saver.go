@@ -43,6 +43,8 @@ func backupFailpoint() func(backup.Key, int) {
 type saver struct {
 	store    *runstore.Store
 	leaseCtx context.Context
+	// last is the transition this process saved last.
+	last int
 	// onAbort is called when the saved run carries an abort request from
 	// another process.
 	onAbort func()
@@ -50,8 +52,8 @@ type saver struct {
 
 var _ engine.Saver = (*saver)(nil)
 
-func newSaver(store *runstore.Store, leaseCtx context.Context, onAbort func()) *saver {
-	return &saver{store: store, leaseCtx: leaseCtx, onAbort: onAbort}
+func newSaver(store *runstore.Store, leaseCtx context.Context, r *v1alpha1.UpgradeRun, onAbort func()) *saver {
+	return &saver{store: store, leaseCtx: leaseCtx, last: r.Status.Transitions, onAbort: onAbort}
 }
 
 // Save ignores the caller's context on purpose: an interrupted run still
@@ -69,6 +71,12 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 		if gerr != nil {
 			return fmt.Errorf("save run %s: %w (and re-read: %v)", r.Name, err, gerr)
 		}
+		// Anything more than the flag means another process moved the
+		// run on (this one was paused past its lease): stop, never
+		// overwrite its progress.
+		if cur.Status.Transitions != s.last {
+			return fmt.Errorf("%w: run %s was moved on by another process (saved transition %d, this process last saved %d)", ErrLeaseLost, r.Name, cur.Status.Transitions, s.last)
+		}
 		r.ResourceVersion = cur.ResourceVersion
 		if cur.Status.AbortRequested {
 			r.Status.AbortRequested = true
@@ -81,6 +89,7 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	if err != nil {
 		return fmt.Errorf("save run %s: %w", r.Name, err)
 	}
+	s.last = r.Status.Transitions
 	failpoint(r)
 	return nil
 }

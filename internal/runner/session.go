@@ -194,20 +194,43 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	return s.drive(ctx, held, out, p)
 }
 
-// Rollback undoes every stage of the run that changed something.
+// Rollback undoes every stage of the run that changed something. It needs
+// only the backups, not the plan's sources. A run that later runs were
+// built on is refused: undoing it would silently undo them too.
 func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
-	return s.command(ctx, name, func(r *v1alpha1.UpgradeRun) error {
+	return s.command(ctx, name, false, func(r *v1alpha1.UpgradeRun) error {
+		if newer := s.newerRun(ctx, r); newer != "" {
+			return fmt.Errorf("run %s started after %s and is not rolled back: roll it back first (upshift rollback %s)", newer, r.Name, newer)
+		}
 		return engine.RequestRollback(r, "rollback requested by "+lease.CurrentIdentity(name).String(), time.Now())
 	})
 }
 
-// Retry retries the failed step of a run that failed without rollback.
+// Retry retries the failed step of a run that failed without rollback,
+// with the plan's sources as saved with the run.
 func (s *Session) Retry(ctx context.Context, name string) (*Outcome, error) {
-	return s.command(ctx, name, engine.Retry)
+	return s.command(ctx, name, true, engine.Retry)
+}
+
+// newerRun names a run started after r that is not rolled back, or "".
+func (s *Session) newerRun(ctx context.Context, r *v1alpha1.UpgradeRun) string {
+	runs, err := s.store.List(ctx)
+	if err != nil || r.Status.StartedAt == nil {
+		return ""
+	}
+	for _, o := range runs {
+		if o.Name == r.Name || o.Status.StartedAt == nil || o.Status.Phase == v1alpha1.RunRolledBack {
+			continue
+		}
+		if o.Status.StartedAt.After(r.Status.StartedAt.Time) {
+			return o.Name
+		}
+	}
+	return ""
 }
 
 // command changes a saved run under the lease and drives it on.
-func (s *Session) command(ctx context.Context, name string, change func(*v1alpha1.UpgradeRun) error) (*Outcome, error) {
+func (s *Session) command(ctx context.Context, name string, needSources bool, change func(*v1alpha1.UpgradeRun) error) (*Outcome, error) {
 	held, err := s.acquire(ctx, name)
 	if err != nil {
 		return nil, err
@@ -220,13 +243,19 @@ func (s *Session) command(ctx context.Context, name string, change func(*v1alpha
 	if err := change(run); err != nil {
 		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
-	srcs, err := s.store.LoadSources(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	p, err := FromSources(&v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan}, srcs)
-	if err != nil {
-		return nil, err
+	planOf := &v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan}
+	p := &Resolved{Plan: planOf}
+	if needSources {
+		srcs, err := s.store.LoadSources(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = FromSources(planOf, srcs); err != nil {
+			return nil, err
+		}
+		if changed := engine.Changes(run, p.Digest, p.SourceDigests); changed != "" {
+			return &Outcome{Run: run}, fmt.Errorf("%w: the sources saved with run %s do not match it (%s): apply the plan file again to resume", ErrRefused, name, changed)
+		}
 	}
 	if err := s.store.Save(held.Context(), run); err != nil {
 		return nil, err
@@ -244,22 +273,27 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	defer stopOnSignal()
 	go s.watchAbort(actCtx, run.Name, func() { cancel(ErrAborted) })
 
+	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	drv := &engine.Driver{
 		Actor:   &actor{plan: p, deps: s.deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
-		Saver:   newSaver(s.store, held.Context(), func() { cancel(ErrAborted) }),
+		Saver:   saver,
 		Now:     time.Now,
 		Observe: s.opts.Observe,
 	}
 	err := drv.Drive(actCtx, run)
 	if err == nil {
-		s.prune(held.Context())
+		s.prune(held.Context(), run.Name)
 		return out, nil
 	}
 	cause := context.Cause(actCtx)
 	switch {
 	case errors.Is(cause, ErrAborted):
+		// `upshift abort` wrote the request into the record: save the
+		// abort on top of it (the saver takes the flag on a conflict).
 		if aerr := engine.Abort(run, "an operator (upshift abort)", time.Now()); aerr == nil {
-			_ = s.store.Save(held.Context(), run)
+			if serr := saver.Save(held.Context(), run); serr != nil {
+				s.opts.Notice(fmt.Sprintf("could not record the abort of run %s: %v", run.Name, serr))
+			}
 		}
 		out.Stopped = ErrAborted
 	case errors.Is(cause, ErrInterrupted):

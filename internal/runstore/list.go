@@ -19,7 +19,11 @@ func (s *Store) List(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
 	var list *corev1.SecretList
 	err := retry(ctx, func(int) error {
 		var err error
-		list, err = s.cs.CoreV1().Secrets(s.namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelRun})
+		list, err = s.cs.CoreV1().Secrets(s.namespace).List(ctx, metav1.ListOptions{
+			LabelSelector: LabelRun,
+			// Backup chunks carry the same label: do not download them.
+			FieldSelector: "type=" + string(SecretType),
+		})
 		return err
 	})
 	if err != nil {

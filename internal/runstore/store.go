@@ -43,6 +43,11 @@ func (s *Store) Namespace() string { return s.namespace }
 func (s *Store) EnsureNamespace(ctx context.Context) error {
 	err := retry(ctx, func(int) error {
 		_, err := s.cs.CoreV1().Namespaces().Get(ctx, s.namespace, metav1.GetOptions{})
+		if apierrors.IsForbidden(err) {
+			// May not read namespaces: assume it exists; a missing one
+			// shows as a clear error on the first write.
+			return nil
+		}
 		if !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -35,6 +36,7 @@ var ErrInvalidSpec = errors.New("invalid http gate")
 // Gate polls one URL.
 type Gate struct {
 	url      string
+	shown    string // url with credentials hidden, for messages
 	expect   int
 	interval time.Duration
 	timeout  time.Duration
@@ -48,9 +50,9 @@ var _ step.Gate = (*Gate)(nil)
 func New(spec v1alpha1.HTTPGate, timeout time.Duration) (*Gate, error) {
 	u, err := url.Parse(spec.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: url %q is not an http(s) URL", ErrInvalidSpec, spec.URL)
+		return nil, fmt.Errorf("%w: url %q is not an http(s) URL", ErrInvalidSpec, redact.URL(spec.URL))
 	}
-	g := &Gate{url: spec.URL, expect: spec.ExpectStatus, interval: DefaultInterval, timeout: timeout,
+	g := &Gate{url: spec.URL, shown: redact.URL(spec.URL), expect: spec.ExpectStatus, interval: DefaultInterval, timeout: timeout,
 		client: &nethttp.Client{Timeout: requestTimeout}}
 	if g.expect == 0 {
 		g.expect = DefaultExpectStatus
@@ -73,11 +75,11 @@ func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 		status, err := g.get(ctx, deadline)
 		switch {
 		case ctx.Err() != nil:
-			return step.Result{}, fmt.Errorf("http gate %s: %w", g.url, context.Cause(ctx))
+			return step.Result{}, fmt.Errorf("http gate %s: %w", g.shown, context.Cause(ctx))
 		case err != nil:
-			last = err.Error()
+			last = redact.URLIn(err.Error(), g.url)
 		case status == g.expect:
-			return step.Success("GET %s answered %d (attempt %d)", g.url, status, attempt), nil
+			return step.Success("GET %s answered %d (attempt %d)", g.shown, status, attempt), nil
 		default:
 			last = fmt.Sprintf("%d %s", status, nethttp.StatusText(status))
 		}
@@ -85,11 +87,11 @@ func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 		// deadline would only report that the deadline passed.
 		wait := g.interval
 		if time.Until(deadline) <= wait {
-			return step.Failure("GET %s did not answer %d within %s (%d attempts); last answer: %s", g.url, g.expect, g.timeout, attempt, last), nil
+			return step.Failure("GET %s did not answer %d within %s (%d attempts); last answer: %s", g.shown, g.expect, g.timeout, attempt, last), nil
 		}
 		select {
 		case <-ctx.Done():
-			return step.Result{}, fmt.Errorf("http gate %s: %w", g.url, context.Cause(ctx))
+			return step.Result{}, fmt.Errorf("http gate %s: %w", g.shown, context.Cause(ctx))
 		case <-time.After(wait):
 		}
 	}

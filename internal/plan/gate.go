@@ -1,0 +1,89 @@
+package plan
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// defaultGateTimeout is Gate.Timeout's documented default ("Default 2m").
+// The runner owns the value it uses (runner.DefaultGateTimeout) but
+// imports this package, so the documented value is mirrored here.
+const defaultGateTimeout = 2 * time.Minute
+
+const selectorHint = "a selector is label requirements separated by commas, e.g. app=web,tier!=db or tier in (web,api)"
+
+func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
+	errs := positive(path.Child("timeout"), g.Timeout)
+	set := 0
+	if r := g.Ready; r != nil {
+		set++
+		errs = append(errs, validateReadyGate(path.Child("ready"), r)...)
+	}
+	if h := g.HTTP; h != nil {
+		set++
+		errs = append(errs, validateHTTPGate(path, h, g.Timeout)...)
+	}
+	if set != 1 {
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready or http"))
+	}
+	return errs
+}
+
+func validateReadyGate(path *field.Path, r *v1alpha1.ReadyGate) field.ErrorList {
+	var errs field.ErrorList
+	if r.APIVersion == "" {
+		errs = append(errs, field.Required(path.Child("apiVersion"), "e.g. apps/v1"))
+	}
+	if r.Kind == "" {
+		errs = append(errs, field.Required(path.Child("kind"), "e.g. Deployment"))
+	}
+	switch {
+	case (r.Name == "") == (r.Selector == ""):
+		errs = append(errs, field.Forbidden(path, "set exactly one of name or selector"))
+	case r.Selector != "":
+		if _, err := labels.Parse(r.Selector); err != nil {
+			errs = append(errs, field.Invalid(path.Child("selector"), r.Selector, err.Error()+"; "+selectorHint))
+		}
+	}
+	return errs
+}
+
+// validateHTTPGate checks the http gate at gatePath.http; gateTimeout is
+// the enclosing gate's, which the http gate's own timeout overrides (as the
+// http gate does when it runs).
+func validateHTTPGate(gatePath *field.Path, h *v1alpha1.HTTPGate, gateTimeout *metav1.Duration) field.ErrorList {
+	path := gatePath.Child("http")
+	var errs field.ErrorList
+	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, field.Invalid(path.Child("url"), h.URL, "must be an absolute http(s) URL"))
+	}
+	if h.ExpectStatus != 0 && (h.ExpectStatus < 100 || h.ExpectStatus > 599) {
+		errs = append(errs, field.Invalid(path.Child("expectStatus"), h.ExpectStatus, "must be an HTTP status code (100-599)"))
+	}
+	errs = append(errs, positive(path.Child("timeout"), h.Timeout)...)
+	errs = append(errs, positive(path.Child("interval"), h.Interval)...)
+	if h.Interval == nil || h.Interval.Duration <= 0 {
+		return errs
+	}
+	// An interval longer than the time the gate has means one request and
+	// a failure: the gate never gets a second look.
+	timeout, from := defaultGateTimeout, "the default"
+	switch {
+	case h.Timeout != nil:
+		timeout, from = h.Timeout.Duration, path.Child("timeout").String()
+	case gateTimeout != nil:
+		timeout, from = gateTimeout.Duration, gatePath.Child("timeout").String()
+	}
+	if timeout > 0 && h.Interval.Duration > timeout { // a non-positive timeout is reported above
+		errs = append(errs, field.Invalid(path.Child("interval"), h.Interval.Duration.String(),
+			fmt.Sprintf("must not exceed the gate's timeout (%s, %s): the gate would make one request and fail; shorten the interval or lengthen the timeout", timeout, from)))
+	}
+	return errs
+}

@@ -1,0 +1,16 @@
+package redact
+
+import "testing"
+
+func TestURLHidesCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://127.0.0.1:9000/healthz":              "https://127.0.0.1:9000/healthz",
+		"https://admin:s3cret@127.0.0.1/healthz":      "https://xxxxx@127.0.0.1/healthz",
+		"https://127.0.0.1/healthz?token=abc&x=1":     "https://127.0.0.1/healthz?xxxxx",
+		"https://user@127.0.0.1/h?access_token=t0ken": "https://xxxxx@127.0.0.1/h?xxxxx",
+	} {
+		if got := URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
