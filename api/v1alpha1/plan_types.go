@@ -1,6 +1,9 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // UpgradePlan moves one cluster to a target version through ordered stages.
 type UpgradePlan struct {
@@ -36,6 +39,8 @@ type Step struct {
 	CRDs      *CRDsStep      `json:"crds,omitempty"`
 	Manifests *ManifestsStep `json:"manifests,omitempty"`
 	Image     *ImageStep     `json:"image,omitempty"`
+	Helm      *HelmStep      `json:"helm,omitempty"`
+	Job       *JobStep       `json:"job,omitempty"`
 }
 
 // Source locates manifests: exactly one of Path, URL or Inline.
@@ -79,9 +84,52 @@ type ImageStep struct {
 type Gate struct {
 	// Timeout bounds the gate. Default 2m.
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// Severity: blocking (default) fails the stage; warning is recorded
+	// and shown but does not fail it; info is recorded only.
+	Severity Severity `json:"severity,omitempty"`
 
-	Ready *ReadyGate `json:"ready,omitempty"`
-	HTTP  *HTTPGate  `json:"http,omitempty"`
+	Ready       *ReadyGate       `json:"ready,omitempty"`
+	HTTP        *HTTPGate        `json:"http,omitempty"`
+	PodsRunning *PodsRunningGate `json:"podsRunning,omitempty"`
+	PVCsBound   *PVCsBoundGate   `json:"pvcsBound,omitempty"`
+	NodesReady  *NodesReadyGate  `json:"nodesReady,omitempty"`
+}
+
+// Severity of a gate.
+type Severity string
+
+const (
+	SeverityBlocking Severity = "blocking"
+	SeverityWarning  Severity = "warning"
+	SeverityInfo     Severity = "info"
+)
+
+// PodsRunningGate passes when every pod the selector matches in the
+// namespace is Running and Ready, none is in CrashLoopBackOff, and none
+// restarted more than MaxRestarts times. A selector that matches nothing
+// fails.
+type PodsRunningGate struct {
+	Namespace string `json:"namespace"`
+	Selector  string `json:"selector"`
+	// MaxRestarts is the restarts any container may have. Default 0,
+	// counted from when the gate starts, so restarts before the upgrade do
+	// not count.
+	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
+}
+
+// PVCsBoundGate passes when every PersistentVolumeClaim the selector
+// matches in the namespace (all of them, when the selector is empty) is
+// Bound.
+type PVCsBoundGate struct {
+	Namespace string `json:"namespace"`
+	Selector  string `json:"selector,omitempty"`
+}
+
+// NodesReadyGate passes when the nodes the selector matches (all, when
+// empty) are Ready: all of them, or at least MinReady.
+type NodesReadyGate struct {
+	Selector string `json:"selector,omitempty"`
+	MinReady *int32 `json:"minReady,omitempty"`
 }
 
 // ReadyGate passes when the object (or every object the selector matches)
@@ -100,4 +148,31 @@ type HTTPGate struct {
 	ExpectStatus int              `json:"expectStatus,omitempty"`
 	Timeout      *metav1.Duration `json:"timeout,omitempty"`
 	Interval     *metav1.Duration `json:"interval,omitempty"`
+}
+
+// HelmStep installs or upgrades a Helm release through the Helm SDK and
+// waits for it; a failed upgrade goes back to the previous revision.
+type HelmStep struct {
+	Release   string `json:"release"`
+	Namespace string `json:"namespace"`
+	// Chart is a local chart directory or archive (relative to the plan
+	// file), an http(s) URL of a chart archive, or an oci:// reference.
+	Chart string `json:"chart"`
+	// Version of the chart, for oci:// references.
+	Version string `json:"version,omitempty"`
+	// Values are inline values, merged over ValuesFiles in order.
+	Values *apiextensionsv1.JSON `json:"values,omitempty"`
+	// ValuesFiles are YAML files relative to the plan file.
+	ValuesFiles []string `json:"valuesFiles,omitempty"`
+	// CreateNamespace creates the release's namespace if missing.
+	CreateNamespace bool `json:"createNamespace,omitempty"`
+}
+
+// JobStep runs a Job (a database migration, say) and waits until it
+// completes. The Job's manifest comes from a source; RollbackJob, when
+// set, runs on rollback (the down-migration).
+type JobStep struct {
+	Source `json:",inline"`
+	// RollbackJob is the Job run when the stage is rolled back.
+	RollbackJob *Source `json:"rollbackJob,omitempty"`
 }

@@ -60,6 +60,9 @@ const (
 	PhaseRolledBack  Phase = "RolledBack"
 	PhaseSkipped     Phase = "Skipped" // rollback had nothing to undo
 	PhaseRollbackErr Phase = "RollbackFailed"
+	// PhaseWarned: a warning or info gate that did not pass; the stage
+	// goes on.
+	PhaseWarned Phase = "Warned"
 )
 
 // RunStatus is a run's progress, index-aligned with the plan's stages.

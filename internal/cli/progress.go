@@ -149,6 +149,8 @@ func mark(ph v1alpha1.Phase, frame int) string {
 		return "✘"
 	case v1alpha1.PhaseRolledBack:
 		return "↺"
+	case v1alpha1.PhaseWarned:
+		return "!"
 	case v1alpha1.PhasePending, v1alpha1.PhaseSkipped:
 		return "·"
 	}

@@ -71,7 +71,7 @@ func nextForward(r *v1alpha1.UpgradeRun) Action {
 			}
 		}
 		for j := range ss.Gates {
-			if ss.Gates[j].Phase != v1alpha1.PhaseSucceeded {
+			if !gateDone(ss.Gates[j].Phase) {
 				return Action{Kind: CheckGate, Stage: i, Index: j}
 			}
 		}

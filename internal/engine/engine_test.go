@@ -386,6 +386,14 @@ func parsePlan(t *testing.T, d *datadriven.TestData) *v1alpha1.UpgradePlan {
 				for i := 0; i < atoi(t, v); i++ {
 					st.Gates = append(st.Gates, v1alpha1.Gate{HTTP: &v1alpha1.HTTPGate{URL: fmt.Sprintf("http://127.0.0.1/%s/%d", st.Name, i)}})
 				}
+			case "warning-gates", "info-gates":
+				sev := v1alpha1.SeverityWarning
+				if k == "info-gates" {
+					sev = v1alpha1.SeverityInfo
+				}
+				for i := 0; i < atoi(t, v); i++ {
+					st.Gates = append(st.Gates, v1alpha1.Gate{Severity: sev, HTTP: &v1alpha1.HTTPGate{URL: fmt.Sprintf("http://127.0.0.1/%s/%s/%d", st.Name, sev, i)}})
+				}
 			}
 		}
 		p.Spec.Stages = append(p.Spec.Stages, st)

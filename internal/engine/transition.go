@@ -84,6 +84,12 @@ func Complete(r *v1alpha1.UpgradeRun, a Action, o Outcome, now time.Time) {
 		g := &ss.Gates[a.Index]
 		finish(g, o, &t)
 		if !o.OK {
+			if sev := spec.Gates[a.Index].Severity; sev == v1alpha1.SeverityWarning || sev == v1alpha1.SeverityInfo {
+				// Recorded and shown; the stage goes on.
+				g.Phase = v1alpha1.PhaseWarned
+				g.Message = string(sev) + ": " + o.Message
+				break
+			}
 			failStage(r, a.Stage, fmt.Sprintf("gate %s failed: %s", g.Name, o.Message), &t)
 		}
 	case Restore:
@@ -170,7 +176,7 @@ func settleStage(ss *v1alpha1.StageStatus, t *metav1.MicroTime) {
 		}
 	}
 	for _, g := range ss.Gates {
-		if g.Phase != v1alpha1.PhaseSucceeded {
+		if !gateDone(g.Phase) {
 			return
 		}
 	}
@@ -219,4 +225,9 @@ func failureOf(st *v1alpha1.RunStatus) string {
 		return st.Failure
 	}
 	return "rollback requested"
+}
+
+// gateDone: the gate passed, or did not and is not blocking.
+func gateDone(p v1alpha1.Phase) bool {
+	return p == v1alpha1.PhaseSucceeded || p == v1alpha1.PhaseWarned
 }

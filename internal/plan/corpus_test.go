@@ -31,7 +31,7 @@ var invalidCorpus = []struct {
 	{file: "empty-stage-steps.yaml", wants: []want{{"spec.stages[1].steps", "at least one step is required"}}},
 	{file: "duplicate-stage-names.yaml", wants: []want{{"spec.stages[1].name", `Duplicate value: "data-plane": give each stage its own name`}}},
 	{file: "duplicate-step-names.yaml", wants: []want{{"spec.stages[1].steps[0].name", `(also spec.stages[0].steps[0])": give each step its own name`}}},
-	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests or image"}}},
+	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image or job"}}},
 	{file: "step-two-kinds.yaml", wants: []want{{"spec.stages[0].steps[0]", "split this step in two"}}},
 	{file: "crds-two-sources.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set exactly one of path, url or inline"}}},
 	{file: "missing-path.yaml", wants: []want{{"spec.stages[0].steps[0].crds.path", "paths are relative to the plan file"}}},
@@ -49,8 +49,8 @@ var invalidCorpus = []struct {
 	{file: "image-empty-container-name.yaml", wants: []want{{"spec.stages[0].steps[0].image.images", "empty container name: key each image by its container's name"}}},
 	{file: "image-bad-reference.yaml", wants: []want{{"spec.stages[0].steps[0].image.images[proxy]", `"example.com/demo/proxy 1.1.0": not a valid image reference`}}},
 	{file: "cafile-and-insecure.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set caFile or insecureSkipVerify, not both"}}},
-	{file: "gate-no-kind.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready or http"}}},
-	{file: "gate-two-kinds.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready or http"}}},
+	{file: "gate-no-kind.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready, http, podsRunning, pvcsBound or nodesReady"}}},
+	{file: "gate-two-kinds.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready, http, podsRunning, pvcsBound or nodesReady"}}},
 	{file: "ready-gate-name-and-selector.yaml", wants: []want{{"spec.stages[0].gates[0].ready", "set exactly one of name or selector"}}},
 	// The parser's message says what is wrong; ours adds what a selector looks like.
 	{file: "ready-gate-bad-selector.yaml", wants: []want{
@@ -163,7 +163,7 @@ func TestExplainDecode(t *testing.T) {
 		{"keys match ignoring case, as encoding/json does", "spec: {Version: 1.0.0, stages: [{name: a, stepz: []}]}",
 			[]string{`spec.stages[0].stepz: unknown field "stepz": did you mean "steps"? the fields here are name, steps, gates`}},
 		{"a far-off name gets the list only", "spec: {stages: [{name: a, gates: [{readiness: {}}]}]}",
-			[]string{`spec.stages[0].gates[0].readiness: unknown field "readiness": the fields here are timeout, ready, http`}},
+			[]string{`spec.stages[0].gates[0].readiness: unknown field "readiness": the fields here are timeout, severity, ready, http, podsRunning, pvcsBound, nodesReady`}},
 		{"metadata is checked too; its field list is too long to print", "metadata: {nmae: x}",
 			[]string{`metadata.nmae: unknown field "nmae": did you mean "name"? check the field name against the UpgradePlan schema`}},
 		{"a bool as a string", "spec: {autoRollback: \"no\"}", []string{`spec.autoRollback: must be true or false, not the string "no"`}},

@@ -30,8 +30,25 @@ func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
 		set++
 		errs = append(errs, validateHTTPGate(path, h, g.Timeout)...)
 	}
+	if p := g.PodsRunning; p != nil {
+		set++
+		errs = append(errs, validatePodsRunningGate(path.Child("podsRunning"), p)...)
+	}
+	if p := g.PVCsBound; p != nil {
+		set++
+		errs = append(errs, validatePVCsBoundGate(path.Child("pvcsBound"), p)...)
+	}
+	if n := g.NodesReady; n != nil {
+		set++
+		errs = append(errs, validateNodesReadyGate(path.Child("nodesReady"), n)...)
+	}
+	switch g.Severity {
+	case "", v1alpha1.SeverityBlocking, v1alpha1.SeverityWarning, v1alpha1.SeverityInfo:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("severity"), g.Severity, []string{"blocking", "warning", "info"}))
+	}
 	if set != 1 {
-		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready or http"))
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound or nodesReady"))
 	}
 	return errs
 }

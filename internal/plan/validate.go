@@ -74,6 +74,9 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 	return nil
 }
 
+// stepKinds lists the kinds a step may set, for messages.
+const stepKinds = "crds, manifests, image or job"
+
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
 	var errs field.ErrorList
@@ -92,12 +95,22 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 		set++
 		errs = append(errs, validateImage(path.Child("image"), s.Image)...)
 	}
+	if s.Job != nil {
+		set++
+		errs = append(errs, validateJob(path.Child("job"), s.Job, base)...)
+	}
+	if s.Helm != nil {
+		set++
+		// The executor exists (internal/steps/helm) but runs, resume and
+		// rollback do not carry charts yet: refuse rather than half-run.
+		errs = append(errs, field.Forbidden(path.Child("helm"), "helm steps are not available in this version yet; install the chart with a manifests step (helm template) meanwhile"))
+	}
 	switch set {
 	case 0:
-		errs = append(errs, field.Required(path, "set exactly one step kind: crds, manifests or image"))
+		errs = append(errs, field.Required(path, "set exactly one step kind: "+stepKinds))
 	case 1:
 	default:
-		errs = append(errs, field.Forbidden(path, "set exactly one step kind: crds, manifests or image; split this step in two"))
+		errs = append(errs, field.Forbidden(path, "set exactly one step kind: "+stepKinds+"; split this step in two"))
 	}
 	return errs
 }

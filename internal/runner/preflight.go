@@ -216,6 +216,11 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 		}
 		return
 	}
+	// The plan may itself apply a newer version of the workload, with the
+	// container, before this step.
+	if planned := pf.plannedVersion(gvk, s.Namespace, s.Name); planned != nil {
+		obj = planned
+	}
 	have := map[string]bool{}
 	var names []string
 	for _, list := range []string{"containers", "initContainers"} {
@@ -240,16 +245,21 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 	}
 }
 
-// plannedObject reports whether an earlier source creates the object.
+// plannedObject reports whether a source of the plan creates the object.
 func (pf *preflight) plannedObject(gvk schema.GroupVersionKind, ns, name string) bool {
+	return pf.plannedVersion(gvk, ns, name) != nil
+}
+
+// plannedVersion is the object as a source of the plan applies it, or nil.
+func (pf *preflight) plannedVersion(gvk schema.GroupVersionKind, ns, name string) *unstructured.Unstructured {
 	for _, objs := range pf.p.Objects {
 		for _, o := range objs {
 			if o.GroupVersionKind().GroupKind() == gvk.GroupKind() && o.GetNamespace() == ns && o.GetName() == name {
-				return true
+				return o
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 func (pf *preflight) need(verb string, gvr schema.GroupVersionResource, ns, what string) {

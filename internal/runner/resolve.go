@@ -30,13 +30,21 @@ type Resolved struct {
 	SourceDigests map[string]string
 }
 
-// SourcePath is the field path that keys a step's source.
+// SourcePath is the field path that keys a step's (main) source.
 func SourcePath(stage, step int, s v1alpha1.Step) string {
 	kind := "manifests"
-	if s.CRDs != nil {
+	switch {
+	case s.CRDs != nil:
 		kind = "crds"
+	case s.Job != nil:
+		kind = "job"
 	}
 	return fmt.Sprintf("spec.stages[%d].steps[%d].%s", stage, step, kind)
+}
+
+// RollbackJobPath keys a job step's rollbackJob source.
+func RollbackJobPath(stage, step int) string {
+	return fmt.Sprintf("spec.stages[%d].steps[%d].job.rollbackJob", stage, step)
 }
 
 func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
@@ -45,6 +53,8 @@ func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
 		return s.CRDs.Source, true
 	case s.Manifests != nil:
 		return s.Manifests.Source, true
+	case s.Job != nil:
+		return s.Job.Source, true
 	}
 	return v1alpha1.Source{}, false
 }
@@ -65,6 +75,14 @@ func Resolve(ctx context.Context, l *plan.Loaded) (*Resolved, error) {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			sources[path] = b
+			if s.Job != nil && s.Job.RollbackJob != nil {
+				rp := RollbackJobPath(i, j)
+				b, err := source.Read(ctx, *s.Job.RollbackJob, l.BaseDir)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", rp, err)
+				}
+				sources[rp] = b
+			}
 		}
 	}
 	return FromSources(l.Plan, sources)

@@ -170,7 +170,12 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 			return nil, err
 		}
 		if err := s.store.SaveSources(saveCtx, run.Name, p.Sources); err != nil {
-			return nil, err
+			// Nothing changed yet: take the record back so it does not
+			// stand as an unfinished run that refuses every other plan.
+			if derr := s.store.Delete(saveCtx, run.Name); derr != nil {
+				return nil, fmt.Errorf("%w (and removing the new run record failed: %v; delete Secret %s/%s)", err, derr, s.opts.Namespace, runstore.SecretName(run.Name))
+			}
+			return nil, fmt.Errorf("save the plan's sources with the run: %w; nothing was changed", err)
 		}
 		failpoint(run)
 		out.Run = run
