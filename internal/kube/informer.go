@@ -28,6 +28,14 @@ func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			tweak(&o)
+			// The reflector lists at resourceVersion "0": whatever the
+			// API server's cache holds, which can predate a write this
+			// process just made, and a stale object can look Current
+			// (its old generation fully rolled out). Ask for a
+			// consistent read instead.
+			if o.ResourceVersion == "0" {
+				o.ResourceVersion = ""
+			}
 			return ri.List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
