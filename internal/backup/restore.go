@@ -276,7 +276,7 @@ func (c *Client) waitGone(ctx context.Context, ref step.Ref, uid types.UID, dead
 		case live.GetUID() != uid:
 			return "deleted, then created again by something else", nil
 		case time.Now().After(deadline):
-			return fmt.Sprintf("still present %s after deleting it (finalizers %v)", shortDuration(timeout), live.GetFinalizers()), nil
+			return fmt.Sprintf("still present %s after deleting it (finalizers %v)", kube.ShortDuration(timeout), live.GetFinalizers()), nil
 		}
 		select {
 		case <-ctx.Done():
@@ -304,7 +304,7 @@ func (c *Client) waitCurrent(ctx context.Context, entries []Entry, timeout time.
 			switch {
 			case err == nil:
 			case errors.As(err, &nr) && errors.Is(err, kube.ErrTimeout):
-				diffs[i] = fmt.Sprintf("%s: not Ready after %s: %s", e.Ref, shortDuration(timeout), trimRef(nr.Health.Message, e.Ref))
+				diffs[i] = fmt.Sprintf("%s: not Ready after %s: %s", e.Ref, kube.ShortDuration(timeout), trimRef(nr.Health.Message, e.Ref))
 			case errors.As(err, &nr):
 				diffs[i] = fmt.Sprintf("%s: not Ready: %s", e.Ref, trimRef(nr.Health.Message, e.Ref))
 			default:
@@ -325,16 +325,4 @@ func (c *Client) waitCurrent(ctx context.Context, entries []Entry, timeout time.
 // trimRef drops the "kind ns/name: " that kube's messages start with.
 func trimRef(msg string, ref step.Ref) string {
 	return strings.TrimPrefix(msg, ref.String()+": ")
-}
-
-// shortDuration prints 2m rather than 2m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

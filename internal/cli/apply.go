@@ -64,16 +64,11 @@ or aborted; apply resumes).`,
 			if err != nil {
 				return err
 			}
-			cfg, err := kf.restConfig()
+			sess, view, err := rf.open(cmd, kf)
 			if err != nil {
 				return err
 			}
-			view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), rf.output == "")
 			defer view.stop()
-			sess, err := runner.Open(cfg, rf.options(view))
-			if err != nil {
-				return err
-			}
 			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
 				view.stop()
 				return preflightProblems(file, errs)
@@ -93,6 +88,21 @@ or aborted; apply resumes).`,
 	cmd.Flags().BoolVar(&retry, "retry", false, "start a rolled-back plan again from its first stage, with fresh backups")
 	rf.add(cmd)
 	return cmd
+}
+
+// open connects a session whose transitions show in a progress view.
+func (f *runFlags) open(cmd *cobra.Command, kf *kubeFlags) (*runner.Session, *progress, error) {
+	cfg, err := kf.restConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.output == "")
+	sess, err := runner.Open(cfg, f.options(view))
+	if err != nil {
+		view.stop()
+		return nil, nil, err
+	}
+	return sess, view, nil
 }
 
 func (f *runFlags) options(view *progress) runner.Options {

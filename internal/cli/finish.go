@@ -83,18 +83,17 @@ func printObject(w io.Writer, obj any, output string) error {
 
 // preflightProblems lists what the cluster check found.
 func preflightProblems(file string, errs field.ErrorList) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: preflight found %d problem(s) on the cluster, nothing was changed:", file, len(errs))
-	for _, e := range errs {
-		fmt.Fprintf(&b, "\n  %s", e.Error())
-	}
-	return errors.New(b.String())
+	return listProblems(fmt.Sprintf("%s: preflight found %d problem(s) on the cluster, nothing was changed:", file, len(errs)), errs)
 }
 
 // problems turns validation errors into one error listing every problem.
 func problems(file string, errs field.ErrorList) error {
+	return listProblems(fmt.Sprintf("%s: %d problem(s), nothing was changed:", file, len(errs)), errs)
+}
+
+func listProblems(header string, errs field.ErrorList) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d problem(s), nothing was changed:", file, len(errs))
+	b.WriteString(header)
 	for _, e := range errs {
 		fmt.Fprintf(&b, "\n  %s", e.Error())
 	}

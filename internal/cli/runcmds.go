@@ -23,16 +23,11 @@ func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Sess
 			if err := rf.validate(); err != nil {
 				return err
 			}
-			cfg, err := kf.restConfig()
+			sess, view, err := rf.open(cmd, kf)
 			if err != nil {
 				return err
 			}
-			view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), rf.output == "")
 			defer view.stop()
-			sess, err := runner.Open(cfg, rf.options(view))
-			if err != nil {
-				return err
-			}
 			out, err := act(sess, cmd, args[0])
 			view.stop()
 			if errors.Is(err, runstore.ErrNotFound) {

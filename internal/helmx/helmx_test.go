@@ -1,14 +1,12 @@
 package helmx_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,13 +39,13 @@ type env struct {
 	helm *helmx.Client
 	cs   kubernetes.Interface
 	ns   string
-	log  *syncBuffer
+	log  *testenv.SyncBuffer
 }
 
 func setup(t *testing.T) *env {
 	t.Helper()
 	c := testenv.Cluster(t)
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h, err := helmx.New(c.RESTConfig(), helmx.WithLogger(logger))
 	if err != nil {
@@ -372,22 +370,4 @@ func TestArchiveAndKubeconfig(t *testing.T) {
 	if img := e.deploymentImage(t, "arc"); img != imageV1 {
 		t.Fatalf("image = %s after a refused upgrade, want %s", img, imageV1)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -31,15 +31,15 @@ type NotReadyError struct {
 
 func (e *NotReadyError) Error() string {
 	if errors.Is(e.Reason, ErrTimeout) {
-		return fmt.Sprintf("timed out after %s: %s", shortDuration(e.Timeout), e.Health.Message)
+		return fmt.Sprintf("timed out after %s: %s", ShortDuration(e.Timeout), e.Health.Message)
 	}
 	return e.Health.Message
 }
 
 func (e *NotReadyError) Unwrap() error { return e.Reason }
 
-// shortDuration prints 2m rather than 2m0s.
-func shortDuration(d time.Duration) string {
+// ShortDuration prints 2m rather than 2m0s, for messages.
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

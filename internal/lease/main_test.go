@@ -2,7 +2,6 @@ package lease
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,7 +79,7 @@ func startHolder(t *testing.T, kubeconfig, ns, run string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -109,23 +107,6 @@ func startHolder(t *testing.T, kubeconfig, ns, run string) *exec.Cmd {
 		t.Fatalf("holder process did not take the lease in 30s; stderr:\n%s", stderr)
 	}
 	return cmd
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.TrimSpace(s.b.String())
 }
 
 // testNamespace is unique per test run, so -count=N starts afresh.

@@ -1,14 +1,12 @@
 package engine_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/localcluster"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -299,7 +298,7 @@ func firstLineTime(out string) (time.Time, error) {
 // background is an upshift process the test lets run while it acts.
 type background struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testenv.SyncBuffer
 	done chan struct{}
 	code int
 }
@@ -308,7 +307,7 @@ type background struct {
 // stderr go to one buffer.
 func (w *world) startUpshift(args ...string) *background {
 	w.t.Helper()
-	b := &background{cmd: w.command(nil, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	b := &background{cmd: w.command(nil, args...), out: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
 	if err := b.cmd.Start(); err != nil {
 		w.t.Fatal(err)
@@ -388,22 +387,4 @@ func (w *world) waitStageRunning(name, stage string, bg *background) *v1alpha1.U
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// syncBuffer is a buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
