@@ -34,6 +34,11 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 				pf.objects(ctx, path.Child("manifests"), p.objectsFor(i, j))
 			case step.Image != nil:
 				pf.image(ctx, path.Child("image"), step.Image)
+			case step.Job != nil:
+				pf.objects(ctx, path.Child("job"), p.objectsFor(i, j))
+				if rb := p.Objects[RollbackJobPath(i, j)]; rb != nil {
+					pf.objects(ctx, path.Child("job", "rollbackJob"), rb)
+				}
 			}
 		}
 		for j, g := range st.Gates {
@@ -153,6 +158,15 @@ func (pf *preflight) objects(ctx context.Context, path *field.Path, objs []*unst
 // workloadReads are what judging a workload's readiness reads besides
 // itself: its pods, and a Deployment's ReplicaSets.
 func (pf *preflight) workloadReads(gvk schema.GroupVersionKind, ns, what string) {
+	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	if gvk.Group == "batch" && gvk.Kind == "Job" {
+		// A failed Job's message carries its pod's log tail.
+		for _, verb := range []string{"list", "watch"} {
+			pf.need(verb, pods, ns, what)
+		}
+		pf.need("get", schema.GroupVersionResource{Version: "v1", Resource: "pods/log"}, ns, what)
+		return
+	}
 	if gvk.Group != "apps" {
 		return
 	}
@@ -300,8 +314,9 @@ func (pf *preflight) reviewAccess(ctx context.Context) {
 		return a.verb < b.verb
 	})
 	for _, k := range keys {
+		resName, sub, _ := strings.Cut(k.gvr.Resource, "/") // pods/log: a subresource
 		review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
-			Verb: k.verb, Group: k.gvr.Group, Resource: k.gvr.Resource, Namespace: k.namespace,
+			Verb: k.verb, Group: k.gvr.Group, Resource: resName, Subresource: sub, Namespace: k.namespace,
 		}}}
 		res, err := pf.s.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 		where := "cluster-wide"
