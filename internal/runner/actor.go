@@ -15,6 +15,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
+	"github.com/upshift-dev/upshift/internal/steps/job"
 )
 
 // Defaults the plan format documents.
@@ -119,6 +120,9 @@ func (a *actor) result(ctx context.Context, res step.Result) (engine.Outcome, er
 // A corrupt backup refuses: restoring half a snapshot is worse than none.
 func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
 	ref := r.Status.Stages[stage].Backup
+	if o, err := a.rollbackJobs(ctx, r, stage); err != nil || !o.OK {
+		return o, err
+	}
 	snap, err := a.backups.Load(ctx, *ref)
 	if err != nil {
 		if errors.Is(err, backup.ErrCorrupt) {
@@ -140,6 +144,35 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 	}
 	o.Message = strings.Join(parts, "; ")
 	return o, nil
+}
+
+// rollbackJobs runs the down-migrations of the stage's job steps that
+// ran, last first, before the stage's objects are restored: the schema
+// goes back while the old objects are not yet back. A failed one stops
+// the rollback there, with nothing restored, for an operator.
+func (a *actor) rollbackJobs(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
+	steps := a.plan.Plan.Spec.Stages[stage].Steps
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := steps[i]
+		if s.Job == nil || s.Job.RollbackJob == nil || r.Status.Stages[stage].Steps[i].Attempts == 0 {
+			continue
+		}
+		objs := a.plan.Objects[RollbackJobPath(stage, i)]
+		if objs == nil {
+			return engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
+		}
+		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
+		if err != nil {
+			return a.failed(ctx, fmt.Errorf("rollback job of step %s: %w", s.Name, err))
+		}
+		if res.Outcome != step.Succeeded {
+			if ctx.Err() != nil {
+				return engine.Outcome{}, context.Cause(ctx)
+			}
+			return engine.Outcome{Message: fmt.Sprintf("the rollback job of step %s failed, nothing restored: %s", s.Name, res.Message)}, nil
+		}
+	}
+	return engine.Outcome{OK: true}, nil
 }
 
 // failed turns an executor error into the right thing: when the context

@@ -250,7 +250,15 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	}
 	planOf := &v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan}
 	p := &Resolved{Plan: planOf}
-	if needSources {
+	if !needSources {
+		// A rollback restores from backups; its down-migration Jobs come
+		// from the saved sources, when there are any.
+		if srcs, err := s.store.LoadSources(ctx, name); err == nil {
+			if rp, err := FromSources(planOf, srcs); err == nil {
+				p = rp
+			}
+		}
+	} else {
 		srcs, err := s.store.LoadSources(ctx, name)
 		if err != nil {
 			return nil, err

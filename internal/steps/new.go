@@ -11,6 +11,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/image"
+	"github.com/upshift-dev/upshift/internal/steps/job"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
 )
 
@@ -18,17 +19,17 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests or image)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image or job)")
 
 // New builds the executor of one step. objs are the decoded objects of the
-// step's source (crds, manifests; nil for image). timeout is the step's
+// step's source (crds, manifests, job; nil for image). timeout is the step's
 // timeout; zero means DefaultTimeout.
 func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, d *Deps) (step.Executor, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil} {
 		if set {
 			kinds++
 		}
@@ -45,6 +46,8 @@ func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Durati
 		e, err = crds.New(*s.CRDs, objs, timeout, d.Applier, d.Waiter)
 	case s.Manifests != nil:
 		e, err = manifests.New(*s.Manifests, objs, timeout, d.Applier, d.Waiter)
+	case s.Job != nil:
+		e, err = job.New(*s.Job, objs, timeout, d.Applier, d.Waiter, d.Clientset)
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}

@@ -126,3 +126,19 @@ func mustContain(t interface {
 		}
 	}
 }
+
+// eventually polls cond for up to 30s.
+func (w *world) eventually(what string, cond func() (bool, string)) {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		last = why
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.t.Fatalf("%s: not after 30s (%s)", what, last)
+}

@@ -1,0 +1,213 @@
+package job
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/source"
+)
+
+func decode(t *testing.T, y string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := source.Decode([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+const validJob = `apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate, namespace: demo}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: "db:v2"}]
+`
+
+func TestNewChecksTheSource(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		src        v1alpha1.Source
+		mutate     func(*unstructured.Unstructured) // source.Decode itself refuses some
+		want       string                           // "" for no error
+	}{
+		{name: "a Job", yaml: validJob},
+		{name: "nothing", yaml: "", want: "job from inline YAML: invalid job source: it holds 0 objects, want exactly one Job"},
+		{name: "two Jobs", yaml: validJob + "---\n" + validJob, want: "it holds 2 objects, want exactly one Job"},
+		{name: "a ConfigMap", yaml: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: migrate, namespace: demo}\n",
+			want: "it holds a v1 ConfigMap, want a batch/v1 Job"},
+		{name: "a Job of another group", yaml: "apiVersion: example.com/v1\nkind: Job\nmetadata: {name: migrate, namespace: demo}\n",
+			want: "it holds a example.com/v1 Job, want a batch/v1 Job"},
+		{name: "no namespace", yaml: strings.Replace(validJob, ", namespace: demo", "", 1), want: "metadata.namespace is required"},
+		{name: "generateName", yaml: validJob, mutate: func(u *unstructured.Unstructured) { u.SetName(""); u.SetGenerateName("migrate-") },
+			want: "metadata.name is required (a resumed run finds its Job by name)"},
+		{name: "a URL with a token", yaml: "", src: v1alpha1.Source{URL: "https://example.com/job.yaml?token=abc"},
+			want: "job from url https://example.com/job.yaml?xxxxx: invalid job source"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := decode(t, tt.yaml)
+			if tt.mutate != nil {
+				tt.mutate(objs[0])
+			}
+			e, err := New(v1alpha1.JobStep{Source: tt.src}, objs, time.Minute, &kube.Applier{}, nil, nil)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("New = %v", err)
+				}
+				if e.ref.String() != "job demo/migrate" {
+					t.Errorf("ref = %s", e.ref)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalidJob) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New = %v, want ErrInvalidJob containing %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "token=abc") {
+				t.Errorf("error shows the URL's token: %v", err)
+			}
+		})
+	}
+	if _, err := New(v1alpha1.JobStep{}, decode(t, validJob), 0, &kube.Applier{}, nil, nil); !errors.Is(err, ErrNoTimeout) {
+		t.Errorf("New with no timeout = %v, want ErrNoTimeout", err)
+	}
+}
+
+func TestTail(t *testing.T) {
+	many := make([]string, 30)
+	for i := range many {
+		many[i] = strings.Repeat("x", 10) + string(rune('a'+i%26))
+	}
+	tests := []struct {
+		name     string
+		text     string
+		maxLines int
+		maxBytes int
+		want     []string
+	}{
+		{name: "empty", text: "", maxLines: 20, maxBytes: 100, want: nil},
+		{name: "only newlines", text: "\n\n", maxLines: 20, maxBytes: 100, want: nil},
+		{name: "short", text: "one\r\ntwo\n", maxLines: 20, maxBytes: 100, want: []string{"one", "two"}},
+		{name: "last lines", text: strings.Join(many, "\n"), maxLines: 2, maxBytes: 100, want: many[28:]},
+		{name: "bytes drop leading lines", text: "aaaa\nbbbb\ncccc\n", maxLines: 20, maxBytes: 9, want: []string{"bbbb", "cccc"}},
+		{name: "one long line keeps its end", text: "0123456789abcdef", maxLines: 20, maxBytes: 8, want: []string{"…bcdef"}},
+		{name: "cut inside a rune", text: "ééééé", maxLines: 20, maxBytes: 6, want: []string{"…é"}},
+		{name: "invalid UTF-8", text: "ok \xff\n", maxLines: 20, maxBytes: 100, want: []string{"ok ?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tail(tt.text, tt.maxLines, tt.maxBytes)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("tail (-want +got):\n%s", diff)
+			}
+			if n := len(strings.Join(got, "\n")); n > tt.maxBytes {
+				t.Errorf("tail is %d bytes, more than %d", n, tt.maxBytes)
+			}
+		})
+	}
+}
+
+func TestMaskEnv(t *testing.T) {
+	pod := &corev1.Pod{Spec: corev1.PodSpec{
+		InitContainers: []corev1.Container{{Name: "wait", Env: []corev1.EnvVar{{Name: "DB_HOST", Value: "db.internal"}}}},
+		Containers: []corev1.Container{{Name: "migrate", Env: []corev1.EnvVar{
+			{Name: "DB_URL", Value: "postgres://app:hunter22@db.internal/app"},
+			{Name: "LEVEL", Value: "info"}, // too short to mask
+			{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{Key: "token"}}},
+		}}},
+	}}
+	got := maskEnv("connect postgres://app:hunter22@db.internal/app failed\nlevel=info host=db.internal\n", pod)
+	want := "connect xxxxx failed\nlevel=info host=xxxxx\n"
+	if got != want {
+		t.Errorf("maskEnv = %q, want %q", got, want)
+	}
+}
+
+func TestLastFailure(t *testing.T) {
+	at := func(sec int) metav1.Time { return metav1.NewTime(time.Unix(int64(sec), 0)) }
+	pod := func(name string, created int, phase corev1.PodPhase, statuses ...corev1.ContainerStatus) corev1.Pod {
+		return corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "demo", CreationTimestamp: at(created)},
+			Status:     corev1.PodStatus{Phase: phase, ContainerStatuses: statuses},
+		}
+	}
+	exited := func(name string, code int32) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: "Error"}}}
+	}
+	restarted := corev1.ContainerStatus{Name: "migrate", RestartCount: 1,
+		State:                corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}}
+	evicted := pod("evicted", 3, corev1.PodFailed)
+	evicted.Status.Reason, evicted.Status.Message = "Evicted", "low on memory"
+
+	tests := []struct {
+		name     string
+		pods     []corev1.Pod
+		want     string
+		previous bool
+	}{
+		{name: "none", pods: nil},
+		{name: "succeeded", pods: []corev1.Pod{pod("a", 1, corev1.PodSucceeded, exited("migrate", 0))}},
+		{name: "the most recent failure", pods: []corev1.Pod{
+			pod("a", 1, corev1.PodFailed, exited("migrate", 1)),
+			pod("b", 2, corev1.PodFailed, exited("migrate", 3)),
+			pod("c", 3, corev1.PodRunning),
+		}, want: "pod demo/b container migrate exited with code 3 (Error)"},
+		{name: "a restarted container", pods: []corev1.Pod{pod("a", 1, corev1.PodRunning, restarted)},
+			want: "pod demo/a container migrate exited with code 2 (Error)", previous: true},
+		{name: "a pod failed as a whole", pods: []corev1.Pod{evicted}, want: "pod demo/evicted failed: Evicted: low on memory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x, ok := lastFailure(tt.pods)
+			if tt.want == "" {
+				if ok {
+					t.Errorf("lastFailure = %s, want none", x)
+				}
+				return
+			}
+			if !ok || x.String() != tt.want || x.previous != tt.previous {
+				t.Errorf("lastFailure = %s (previous %t), %t; want %s (previous %t)", x, x.previous, ok, tt.want, tt.previous)
+			}
+		})
+	}
+}
+
+func TestNotRunning(t *testing.T) {
+	pending := func(conds []corev1.PodCondition, statuses ...corev1.ContainerStatus) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "demo"},
+			Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: conds, ContainerStatuses: statuses}}
+	}
+	unscheduled := []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available"}}
+	pulling := corev1.ContainerStatus{Name: "migrate", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}
+	running := corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	tests := []struct {
+		name string
+		pods []corev1.Pod
+		want string
+	}{
+		{name: "none", want: ""},
+		{name: "running", pods: []corev1.Pod{running}, want: ""},
+		{name: "unscheduled", pods: []corev1.Pod{running, pending(unscheduled)}, want: "pod demo/p is not scheduled: Unschedulable: 0/3 nodes are available"},
+		{name: "creating", pods: []corev1.Pod{pending(nil, pulling)}, want: "pod demo/p container migrate is waiting: ContainerCreating"},
+		{name: "just pending", pods: []corev1.Pod{pending(nil)}, want: "pod demo/p is pending"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := notRunning(tt.pods); got != tt.want {
+				t.Errorf("notRunning = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
