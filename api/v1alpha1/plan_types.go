@@ -41,6 +41,9 @@ type Step struct {
 	Image     *ImageStep     `json:"image,omitempty"`
 	Helm      *HelmStep      `json:"helm,omitempty"`
 	Job       *JobStep       `json:"job,omitempty"`
+	Recreate  *RecreateStep  `json:"recreate,omitempty"`
+	Approval  *ApprovalStep  `json:"approval,omitempty"`
+	Pause     *PauseStep     `json:"pause,omitempty"`
 }
 
 // Source locates manifests: exactly one of Path, URL or Inline.
@@ -175,4 +178,35 @@ type JobStep struct {
 	Source `json:",inline"`
 	// RollbackJob is the Job run when the stage is rolled back.
 	RollbackJob *Source `json:"rollbackJob,omitempty"`
+}
+
+// RecreateStep deletes (or annotates) the objects of a kind that match a
+// label selector in the namespaces matching a pattern, and waits until they
+// are back and Ready: re-created by their owner, or re-applied by Upshift
+// from From.
+type RecreateStep struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Namespace is a name or a pattern with * (e.g. liqo-tenant-*).
+	Namespace string `json:"namespace"`
+	Selector  string `json:"selector,omitempty"`
+	// Mode is delete (default) or annotate (sets
+	// upshift.dev/recreated-at on each object, for operators that restart
+	// on a change).
+	Mode string `json:"mode,omitempty"`
+	// From, when set, holds the manifests Upshift applies again after the
+	// delete (objects no owner re-creates).
+	From *Source `json:"from,omitempty"`
+}
+
+// ApprovalStep waits until an operator runs `upshift approve NAME`.
+type ApprovalStep struct {
+	// Message is shown while the run waits.
+	Message string `json:"message,omitempty"`
+}
+
+// PauseStep waits a duration. Its deadline is saved, so a resumed run does
+// not start the pause over.
+type PauseStep struct {
+	Duration metav1.Duration `json:"duration"`
 }

@@ -31,7 +31,7 @@ var invalidCorpus = []struct {
 	{file: "empty-stage-steps.yaml", wants: []want{{"spec.stages[1].steps", "at least one step is required"}}},
 	{file: "duplicate-stage-names.yaml", wants: []want{{"spec.stages[1].name", `Duplicate value: "data-plane": give each stage its own name`}}},
 	{file: "duplicate-step-names.yaml", wants: []want{{"spec.stages[1].steps[0].name", `(also spec.stages[0].steps[0])": give each step its own name`}}},
-	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image or job"}}},
+	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image, job, recreate, approval or pause"}}},
 	{file: "step-two-kinds.yaml", wants: []want{{"spec.stages[0].steps[0]", "split this step in two"}}},
 	{file: "crds-two-sources.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set exactly one of path, url or inline"}}},
 	{file: "missing-path.yaml", wants: []want{{"spec.stages[0].steps[0].crds.path", "paths are relative to the plan file"}}},

@@ -75,7 +75,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image or job"
+const stepKinds = "crds, manifests, image, job, recreate, approval or pause"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -98,6 +98,19 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Job != nil {
 		set++
 		errs = append(errs, validateJob(path.Child("job"), s.Job, base)...)
+	}
+	if s.Recreate != nil {
+		set++
+		errs = append(errs, validateRecreate(path.Child("recreate"), s.Recreate, base)...)
+	}
+	if s.Approval != nil {
+		set++
+	}
+	if s.Pause != nil {
+		set++
+		if s.Pause.Duration.Duration <= 0 {
+			errs = append(errs, field.Required(path.Child("pause", "duration"), "how long to wait, e.g. 5m"))
+		}
 	}
 	if s.Helm != nil {
 		set++
