@@ -83,8 +83,10 @@ type RunStatus struct {
 	// by an operator) and not finished yet; a resumed run goes on with it.
 	RollbackRequested bool `json:"rollbackRequested,omitempty"`
 	// AbortRequested asks the process holding the run to stop where it is.
-	AbortRequested bool          `json:"abortRequested,omitempty"`
-	Stages         []StageStatus `json:"stages,omitempty"`
+	AbortRequested bool `json:"abortRequested,omitempty"`
+	// Approvals are the approval steps operators approved (upshift approve).
+	Approvals []Approval    `json:"approvals,omitempty"`
+	Stages    []StageStatus `json:"stages,omitempty"`
 }
 
 // StageStatus is one stage's progress.
@@ -135,4 +137,11 @@ type Rollback struct {
 	// Differences lists every restored object that does not equal its
 	// snapshot; any makes the rollback fail.
 	Differences []string `json:"differences,omitempty"`
+}
+
+// Approval records who approved an approval step, and when.
+type Approval struct {
+	Step string           `json:"step"`
+	By   string           `json:"by"`
+	At   metav1.MicroTime `json:"at"`
 }

@@ -14,6 +14,7 @@ import (
 // runFlags are shared by the commands that drive a run.
 type runFlags struct {
 	output        string
+	wait, noWait  bool
 	leaseDuration time.Duration
 	leaseRenew    time.Duration
 	keepRuns      int
@@ -24,6 +25,8 @@ func (f *runFlags) add(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.leaseDuration, "lease-duration", 10*time.Second, "how long the run's lease lasts without renewal")
 	cmd.Flags().DurationVar(&f.leaseRenew, "lease-renew", 2*time.Second, "how often the lease is renewed")
 	cmd.Flags().IntVar(&f.keepRuns, "keep-runs", 10, "finished runs (and their backups) kept per cluster")
+	cmd.Flags().BoolVar(&f.wait, "wait", stdoutIsTerminal(), "at an approval or a pause, keep waiting (default in a terminal)")
+	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "at an approval or a pause, save the run and exit 4 (default when not in a terminal; wins over --wait)")
 }
 
 func (f *runFlags) validate() error {
@@ -112,6 +115,7 @@ func (f *runFlags) options(view *progress) runner.Options {
 		KeepRuns:      f.keepRuns,
 		Observe:       view.observe,
 		Notice:        view.notice,
+		NoWait:        f.noWait || !f.wait,
 	}
 }
 

@@ -18,7 +18,7 @@ const (
 // is set for `upshift rollback`, whose goal is the restore.
 func runExitCode(out *runner.Outcome, forRollback bool) int {
 	if out.Stopped != nil {
-		for _, resumable := range []error{runner.ErrInterrupted, runner.ErrAborted, runner.ErrLeaseLost, runner.ErrAPIUnavailable} {
+		for _, resumable := range []error{runner.ErrInterrupted, runner.ErrAborted, runner.ErrLeaseLost, runner.ErrAPIUnavailable, runner.ErrWaiting} {
 			if errors.Is(out.Stopped, resumable) {
 				return ExitWaiting
 			}

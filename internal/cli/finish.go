@@ -44,6 +44,8 @@ func whatNext(out *runner.Outcome, code int) string {
 	switch {
 	case errors.Is(out.Stopped, runner.ErrInterrupted):
 		return fmt.Sprintf("run %s interrupted and saved; run `upshift apply -f` with the same plan to resume it", r.Name)
+	case errors.Is(out.Stopped, runner.ErrWaiting):
+		return fmt.Sprintf("run %s is %v; it is saved: `upshift approve %s` approves a waiting approval step, and `upshift apply -f` with the same plan goes on (--wait keeps it waiting)", r.Name, out.Stopped, r.Name)
 	case errors.Is(out.Stopped, runner.ErrAPIUnavailable):
 		return fmt.Sprintf("run %s stopped: %v\nnothing was rolled back for it; the run is saved: run `upshift apply -f` with the same plan to resume once the API server answers", r.Name, out.Stopped)
 	case errors.Is(out.Stopped, runner.ErrLeaseLost):

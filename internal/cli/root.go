@@ -41,7 +41,7 @@ func NewRootCommand() *cobra.Command {
 	kf := addKubeFlags(root)
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
 		newApplyCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
-		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newBackupCommand(kf))
+		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf))
 	return root
 }
 

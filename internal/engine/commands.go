@@ -38,6 +38,7 @@ func startAttempt(r *v1alpha1.UpgradeRun, now time.Time) {
 	st.FinishedAt = nil
 	st.RollbackRequested = false
 	st.AbortRequested = false
+	st.Approvals = nil // a new attempt is approved anew
 	st.Stages = make([]v1alpha1.StageStatus, len(r.Spec.Plan.Stages))
 	for i, s := range r.Spec.Plan.Stages {
 		ss := v1alpha1.StageStatus{Name: s.Name, Phase: v1alpha1.PhasePending}
@@ -61,6 +62,18 @@ func GateName(g v1alpha1.Gate, i int) string {
 		return fmt.Sprintf("ready %ss %q", lower(g.Ready.Kind), g.Ready.Selector)
 	case g.HTTP != nil:
 		return "http " + redact.URL(g.HTTP.URL)
+	case g.PodsRunning != nil:
+		return fmt.Sprintf("podsRunning %q in %s", g.PodsRunning.Selector, g.PodsRunning.Namespace)
+	case g.PVCsBound != nil:
+		if g.PVCsBound.Selector == "" {
+			return "pvcsBound in " + g.PVCsBound.Namespace
+		}
+		return fmt.Sprintf("pvcsBound %q in %s", g.PVCsBound.Selector, g.PVCsBound.Namespace)
+	case g.NodesReady != nil:
+		if g.NodesReady.Selector == "" {
+			return "nodesReady"
+		}
+		return fmt.Sprintf("nodesReady %q", g.NodesReady.Selector)
 	}
 	return fmt.Sprintf("gate %d", i)
 }
@@ -172,3 +185,37 @@ func Abort(r *v1alpha1.UpgradeRun, who string, now time.Time) error {
 }
 
 func ptrTime(t time.Time) *metav1.MicroTime { m := metav1.NewMicroTime(t); return &m }
+
+// Approved reports who approved the step, if anyone did.
+func Approved(r *v1alpha1.UpgradeRun, step string) (*v1alpha1.Approval, bool) {
+	for i := range r.Status.Approvals {
+		if r.Status.Approvals[i].Step == step {
+			return &r.Status.Approvals[i], true
+		}
+	}
+	return nil, false
+}
+
+// Approve records an approval of the approval step that waits (or of the
+// named one). It fails when no approval step waits or is pending.
+func Approve(r *v1alpha1.UpgradeRun, step, by string, now time.Time) (string, error) {
+	for i, st := range r.Spec.Plan.Stages {
+		for j, s := range st.Steps {
+			if s.Approval == nil || (step != "" && s.Name != step) {
+				continue
+			}
+			if _, done := Approved(r, s.Name); done {
+				continue
+			}
+			if r.Status.Stages[i].Steps[j].Phase == v1alpha1.PhaseSucceeded {
+				continue
+			}
+			r.Status.Approvals = append(r.Status.Approvals, v1alpha1.Approval{Step: s.Name, By: by, At: metav1.NewMicroTime(now)})
+			return s.Name, nil
+		}
+	}
+	if step != "" {
+		return "", fmt.Errorf("run %s has no approval step %q waiting for approval: %w", r.Name, step, ErrNotAllowed)
+	}
+	return "", fmt.Errorf("run %s has no approval step waiting for approval: %w", r.Name, ErrNotAllowed)
+}

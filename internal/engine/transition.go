@@ -37,7 +37,17 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 		ss.Phase = v1alpha1.PhaseBackingUp
 		ss.Message = "backing up"
 	case RunStep:
-		begin(&ss.Steps[a.Index], &t)
+		st := &ss.Steps[a.Index]
+		begin(st, &t)
+		switch spec := r.Spec.Plan.Stages[a.Stage].Steps[a.Index]; {
+		case spec.Approval != nil:
+			st.Message = "waiting for approval: upshift approve " + r.Name
+			if spec.Approval.Message != "" {
+				st.Message = spec.Approval.Message + " (" + st.Message + ")"
+			}
+		case spec.Pause != nil:
+			st.Message = fmt.Sprintf("paused until %s", st.StartedAt.Add(spec.Pause.Duration.Duration).UTC().Format(time.RFC3339))
+		}
 	case CheckGate:
 		ss.Phase = v1alpha1.PhaseGating
 		begin(&ss.Gates[a.Index], &t)
@@ -50,7 +60,11 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 func begin(s *v1alpha1.StepStatus, t *metav1.MicroTime) {
 	s.Phase = v1alpha1.PhaseRunning
 	s.Attempts++
-	s.StartedAt = t
+	// StartedAt is the first start: a resumed pause counts from it, and
+	// elapsed times include the interruption.
+	if s.StartedAt == nil || s.FinishedAt != nil {
+		s.StartedAt = t
+	}
 	s.FinishedAt = nil
 	s.Message = ""
 	if s.Attempts > 1 {

@@ -1,5 +1,5 @@
 // Package gates builds the health check of a plan gate: New picks the
-// kind's package (ready, http). A gate waits, within its timeout, until its
+// kind's package (ready, http, podsrunning, pvcsbound, nodesready). A gate waits, within its timeout, until its
 // condition holds (Succeeded) or cannot hold (Failed); a gate that does not
 // pass is a Failed result, not an error.
 package gates

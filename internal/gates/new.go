@@ -7,6 +7,9 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/gates/http"
+	"github.com/upshift-dev/upshift/internal/gates/nodesready"
+	"github.com/upshift-dev/upshift/internal/gates/podsrunning"
+	"github.com/upshift-dev/upshift/internal/gates/pvcsbound"
 	"github.com/upshift-dev/upshift/internal/gates/ready"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
@@ -16,7 +19,7 @@ import (
 const DefaultTimeout = 2 * time.Minute
 
 // ErrInvalidGate: a gate sets no kind, or more than one.
-var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready or http)")
+var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound or nodesReady)")
 
 // New builds the check of one gate. timeout is the gate's timeout; zero
 // means DefaultTimeout. An http gate's own timeout, if set, wins.
@@ -24,20 +27,53 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *steps.Deps) (step.Gate, erro
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	switch {
-	case (g.Ready == nil) == (g.HTTP == nil):
+	if kinds(g) != 1 {
 		return nil, ErrInvalidGate
-	case g.Ready != nil:
-		gate, err := ready.New(*g.Ready, timeout, d.Waiter)
-		if err != nil {
-			return nil, fmt.Errorf("ready gate: %w", err)
-		}
-		return gate, nil
-	default:
-		gate, err := http.New(*g.HTTP, timeout)
-		if err != nil {
-			return nil, fmt.Errorf("http gate: %w", err)
-		}
-		return gate, nil
 	}
+	var (
+		gate step.Gate
+		kind string
+		err  error
+	)
+	switch {
+	case g.Ready != nil:
+		kind = "ready"
+		gate, err = nonNil(ready.New(*g.Ready, timeout, d.Waiter))
+	case g.HTTP != nil:
+		kind = "http"
+		gate, err = nonNil(http.New(*g.HTTP, timeout))
+	case g.PodsRunning != nil:
+		kind = "podsRunning"
+		gate, err = nonNil(podsrunning.New(*g.PodsRunning, timeout, d.Clientset))
+	case g.PVCsBound != nil:
+		kind = "pvcsBound"
+		gate, err = nonNil(pvcsbound.New(*g.PVCsBound, timeout, d.Clientset))
+	default:
+		kind = "nodesReady"
+		gate, err = nonNil(nodesready.New(*g.NodesReady, timeout, d.Clientset))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s gate: %w", kind, err)
+	}
+	return gate, nil
+}
+
+// kinds counts the kinds a gate sets.
+func kinds(g v1alpha1.Gate) int {
+	n := 0
+	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// nonNil turns a kind's (*Gate, error) into a step.Gate that is nil, not a
+// typed nil, on error.
+func nonNil[G step.Gate](g G, err error) (step.Gate, error) {
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }

@@ -1,18 +1,20 @@
 package plan
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
 func validatePodsRunningGate(path *field.Path, g *v1alpha1.PodsRunningGate) field.ErrorList {
-	var errs field.ErrorList
-	if g.Namespace == "" {
-		errs = append(errs, field.Required(path.Child("namespace"), "the pods' namespace"))
-	}
+	errs := validNamespace(path.Child("namespace"), g.Namespace, "the pods' namespace")
 	if g.Selector == "" {
+		// Every pod of a namespace is rarely what a gate means, and an
+		// empty selector is more often forgotten than chosen.
 		errs = append(errs, field.Required(path.Child("selector"), "which pods, e.g. app=web"))
 	}
 	errs = append(errs, validSelector(path.Child("selector"), g.Selector)...)
@@ -23,10 +25,7 @@ func validatePodsRunningGate(path *field.Path, g *v1alpha1.PodsRunningGate) fiel
 }
 
 func validatePVCsBoundGate(path *field.Path, g *v1alpha1.PVCsBoundGate) field.ErrorList {
-	var errs field.ErrorList
-	if g.Namespace == "" {
-		errs = append(errs, field.Required(path.Child("namespace"), "the claims' namespace"))
-	}
+	errs := validNamespace(path.Child("namespace"), g.Namespace, "the claims' namespace")
 	return append(errs, validSelector(path.Child("selector"), g.Selector)...)
 }
 
@@ -36,6 +35,18 @@ func validateNodesReadyGate(path *field.Path, g *v1alpha1.NodesReadyGate) field.
 		errs = append(errs, field.Invalid(path.Child("minReady"), *g.MinReady, "must be at least 1, or left out to require every matching node"))
 	}
 	return errs
+}
+
+// validNamespace requires a namespace name the API server accepts: a
+// malformed one would only show up, at run time, as a gate matching nothing.
+func validNamespace(path *field.Path, ns, what string) field.ErrorList {
+	if ns == "" {
+		return field.ErrorList{field.Required(path, what)}
+	}
+	if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+		return field.ErrorList{field.Invalid(path, ns, "not a namespace name: "+strings.Join(msgs, "; "))}
+	}
+	return nil
 }
 
 func validSelector(path *field.Path, sel string) field.ErrorList {

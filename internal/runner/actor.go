@@ -13,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
+	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
 	"github.com/upshift-dev/upshift/internal/steps/job"
@@ -26,6 +27,10 @@ const (
 
 // actor does the IO of the engine's actions against one cluster.
 type actor struct {
+	run     *v1alpha1.UpgradeRun // the run being driven (its saved status)
+	store   *runstore.Store
+	poll    time.Duration // how often approvals are looked for
+	noWait  bool          // approval and pause stop the run instead of waiting
 	plan    *Resolved
 	deps    *steps.Deps
 	backups *backup.Client
@@ -51,6 +56,15 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 
 func (a *actor) executor(stage, i int) (step.Executor, error) {
 	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
+	if s.Approval != nil || s.Pause != nil {
+		return &waitStep{spec: s, run: a.plan.Plan.Name, store: a.store, poll: a.poll, noWait: a.noWait,
+			status: func() *v1alpha1.StepStatus {
+				if a.run == nil {
+					return nil
+				}
+				return &a.run.Status.Stages[stage].Steps[i]
+			}}, nil
+	}
 	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), a.deps)
 }
 
@@ -87,6 +101,9 @@ func (a *actor) step(ctx context.Context, stage, i int) (engine.Outcome, error) 
 		return engine.Outcome{Message: err.Error()}, nil
 	}
 	res, err := ex.Run(ctx)
+	if errors.Is(err, ErrWaiting) {
+		return engine.Outcome{}, err // stop as saved; apply resumes
+	}
 	if err != nil {
 		return a.failed(ctx, err)
 	}

@@ -42,6 +42,15 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 			}
 		}
 		for j, g := range st.Gates {
+			gp := field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).String()
+			switch {
+			case g.PodsRunning != nil:
+				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, g.PodsRunning.Namespace, gp)
+			case g.PVCsBound != nil:
+				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, g.PVCsBound.Namespace, gp)
+			case g.NodesReady != nil:
+				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, "", gp)
+			}
 			if g.Ready != nil {
 				path := field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).Child("ready")
 				gvk := schema.FromAPIVersionAndKind(g.Ready.APIVersion, g.Ready.Kind)
@@ -152,6 +161,13 @@ func (pf *preflight) objects(ctx context.Context, path *field.Path, objs []*unst
 			pf.need(verb, gvr, ns, what)
 		}
 		pf.workloadReads(gvk, ns, what)
+	}
+}
+
+// reads are the list and watch a watching gate needs.
+func (pf *preflight) reads(gvr schema.GroupVersionResource, ns, what string) {
+	for _, verb := range []string{"list", "watch"} {
+		pf.need(verb, gvr, ns, what)
 	}
 }
 

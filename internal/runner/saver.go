@@ -65,8 +65,8 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	}
 	err := s.store.Save(s.leaseCtx, r)
 	if errors.Is(err, runstore.ErrConflict) {
-		// Only `upshift abort` writes a run it does not hold the lease
-		// for, and only to ask for an abort: take the flag and save again.
+		// Only `upshift abort` and `upshift approve` write a run they do
+		// not hold the lease for: take what they wrote and save again.
 		cur, gerr := s.store.Get(s.leaseCtx, r.Name)
 		if gerr != nil {
 			return fmt.Errorf("save run %s: %w (and re-read: %v)", r.Name, err, gerr)
@@ -78,6 +78,10 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 			return fmt.Errorf("%w: run %s was moved on by another process (saved transition %d, this process last saved %d)", ErrLeaseLost, r.Name, cur.Status.Transitions, s.last)
 		}
 		r.ResourceVersion = cur.ResourceVersion
+		// Approvals are the other thing written without the lease.
+		if len(cur.Status.Approvals) > len(r.Status.Approvals) {
+			r.Status.Approvals = cur.Status.Approvals
+		}
 		if cur.Status.AbortRequested {
 			r.Status.AbortRequested = true
 			if s.onAbort != nil {

@@ -46,6 +46,9 @@ type Options struct {
 	// Notice reports what the session does besides transitions (waiting
 	// for a lease, resuming, pruning).
 	Notice func(msg string)
+	// NoWait stops a run at an approval or a pause (exit 4) instead of
+	// waiting; apply resumes it.
+	NoWait bool
 }
 
 func (o *Options) defaults() {
@@ -288,7 +291,8 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	drv := &engine.Driver{
-		Actor:   &actor{plan: p, deps: s.deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
+		Actor: &actor{run: run, store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
+			plan: p, deps: s.deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
 		Saver:   saver,
 		Now:     time.Now,
 		Observe: s.opts.Observe,

@@ -1,0 +1,69 @@
+package nodesready
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// ErrInvalidSpec: the selector, if set, must parse, and minReady, if set,
+// must be at least 1.
+var ErrInvalidSpec = errors.New("a nodesReady gate needs a valid selector (or none) and a minReady of at least 1 (or none)")
+
+// Gate checks that nodes are Ready.
+type Gate struct {
+	spec     v1alpha1.NodesReadyGate
+	selector labels.Selector
+	minReady int // 0: every matching node
+	timeout  time.Duration
+	cs       kubernetes.Interface
+}
+
+var _ step.Gate = (*Gate)(nil)
+
+// New checks the spec.
+func New(spec v1alpha1.NodesReadyGate, timeout time.Duration, cs kubernetes.Interface) (*Gate, error) {
+	if spec.MinReady != nil && *spec.MinReady < 1 {
+		return nil, ErrInvalidSpec
+	}
+	sel, err := labels.Parse(spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("%w: selector %q: %v", ErrInvalidSpec, spec.Selector, err)
+	}
+	g := &Gate{spec: spec, selector: sel, timeout: timeout, cs: cs}
+	if spec.MinReady != nil {
+		g.minReady = int(*spec.MinReady)
+	}
+	return g, nil
+}
+
+// Check waits until enough matching nodes are Ready, or the timeout passes.
+func (g *Gate) Check(ctx context.Context) (step.Result, error) {
+	nodes := g.cs.CoreV1().Nodes()
+	sel := g.selector.String()
+	l := watchgate.Lister{
+		What: "nodes",
+		List: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = sel
+			return nodes.List(ctx, o)
+		},
+		Watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = sel
+			return nodes.Watch(ctx, o)
+		},
+	}
+	j := judge{selector: g.spec.Selector, minReady: g.minReady}
+	return watchgate.Until(ctx, g.timeout, l, &corev1.Node{}, j.look)
+}

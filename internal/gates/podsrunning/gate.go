@@ -1,0 +1,70 @@
+package podsrunning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// ErrInvalidSpec: the gate needs a namespace, a valid non-empty selector
+// and a maxRestarts that is not negative.
+var ErrInvalidSpec = errors.New("a podsRunning gate needs a namespace, a valid selector and maxRestarts of 0 or more")
+
+// Gate checks that pods run.
+type Gate struct {
+	spec        v1alpha1.PodsRunningGate
+	selector    labels.Selector
+	maxRestarts int32
+	timeout     time.Duration
+	cs          kubernetes.Interface
+}
+
+var _ step.Gate = (*Gate)(nil)
+
+// New checks the spec and applies its default (maxRestarts 0).
+func New(spec v1alpha1.PodsRunningGate, timeout time.Duration, cs kubernetes.Interface) (*Gate, error) {
+	if spec.Namespace == "" || spec.Selector == "" || (spec.MaxRestarts != nil && *spec.MaxRestarts < 0) {
+		return nil, ErrInvalidSpec
+	}
+	sel, err := labels.Parse(spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("%w: selector %q: %v", ErrInvalidSpec, spec.Selector, err)
+	}
+	g := &Gate{spec: spec, selector: sel, timeout: timeout, cs: cs}
+	if spec.MaxRestarts != nil {
+		g.maxRestarts = *spec.MaxRestarts
+	}
+	return g, nil
+}
+
+// Check waits until every matching pod is Running and Ready, or one cannot
+// be, or the timeout passes.
+func (g *Gate) Check(ctx context.Context) (step.Result, error) {
+	pods := g.cs.CoreV1().Pods(g.spec.Namespace)
+	sel := g.selector.String()
+	l := watchgate.Lister{
+		What: "pods in " + g.spec.Namespace,
+		List: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = sel
+			return pods.List(ctx, o)
+		},
+		Watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = sel
+			return pods.Watch(ctx, o)
+		},
+	}
+	j := newJudge(g.spec.Namespace, g.spec.Selector, g.maxRestarts)
+	return watchgate.Until(ctx, g.timeout, l, &corev1.Pod{}, j.look)
+}

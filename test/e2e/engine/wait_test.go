@@ -1,0 +1,98 @@
+package engine_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/localcluster"
+)
+
+// waitPlan: config, then a stage with one waiting step (approval or
+// pause), then web's image.
+func (w *world) waitPlan(waitStep string) string {
+	dir := w.t.TempDir()
+	write(w.t, filepath.Join(dir, "settings.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: \"2\"}\n")
+	write(w.t, filepath.Join(dir, "plan.yaml"), fmt.Sprintf(`apiVersion: upshift.dev/v1alpha1
+kind: UpgradePlan
+metadata: {name: shop-2.0.0}
+spec:
+  version: 2.0.0
+  stages:
+  - name: config
+    steps:
+    - name: settings
+      manifests: {path: settings.yaml}
+  - name: hold
+    steps:
+    - name: wait
+      %s
+  - name: workloads
+    steps:
+    - name: web
+      image: {kind: Deployment, namespace: shop, name: web, images: {app: "example.com/shop/web:2.0.0"}}
+`, waitStep))
+	return filepath.Join(dir, "plan.yaml")
+}
+
+// TestApprovalWaitsForAnOperator: --no-wait stops at the approval (exit 4)
+// with the command to run; a waiting apply goes on as soon as an operator
+// approves.
+func TestApprovalWaitsForAnOperator(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	plan := w.waitPlan(`approval: {message: "check the dashboards first"}`)
+	r := w.mustExit(4, nil, "apply", "-f", plan, "--no-wait")
+	mustContain(t, "apply --no-wait", r.stderr, "upshift approve shop-2.0.0")
+	if st := w.run("shop-2.0.0").Status.Stages[1].Steps[0]; st.Phase != v1alpha1.PhaseRunning {
+		t.Fatalf("approval step is %s, want Running (waiting)", st.Phase)
+	}
+	if img := w.capture().web.Spec.Template.Spec.Containers[0].Image; img != "example.com/shop/web:1.0.0" {
+		t.Fatalf("web changed before the approval: %s", img)
+	}
+
+	bg := w.startUpshift("apply", "-f", plan, "--wait")
+	time.Sleep(2 * time.Second) // it is waiting now
+	if bg.exited() {
+		t.Fatalf("apply --wait did not wait:\n%s", bg.out)
+	}
+	approvedAt := time.Now()
+	a := w.mustExit(0, nil, "approve", "shop-2.0.0")
+	mustContain(t, "approve", a.stdout, "approved step wait of run shop-2.0.0")
+	if code := bg.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("the waiting apply ended %d:\n%s", code, bg.out)
+	}
+	run := w.run("shop-2.0.0")
+	if run.Status.Phase != v1alpha1.RunSucceeded {
+		t.Fatalf("run %s", run.Status.Phase)
+	}
+	st := run.Status.Stages[1].Steps[0]
+	t.Logf("approval seen %s after the approve command", st.FinishedAt.Sub(approvedAt).Round(time.Millisecond))
+	mustContain(t, "approval step message", st.Message, "approved by")
+	w.waitImages("app=web", "app", "example.com/shop/web:2.0.0")
+	w.mustExit(1, nil, "approve", "shop-2.0.0") // nothing waits any more
+}
+
+// TestPauseResumesWhereItWas: a pause's deadline is saved; a resumed run
+// does not start the pause over.
+func TestPauseResumesWhereItWas(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	plan := w.waitPlan(`pause: {duration: 6s}`)
+	r := w.mustExit(4, nil, "apply", "-f", plan, "--no-wait")
+	mustContain(t, "apply --no-wait", r.stderr, "paused until")
+	time.Sleep(3 * time.Second)
+	start := time.Now()
+	w.mustExit(0, nil, "apply", "-f", plan, "--wait")
+	if took := time.Since(start); took > 5500*time.Millisecond {
+		t.Errorf("the resumed pause took %s: it started over instead of going on from its saved start", took)
+	}
+	st := w.run("shop-2.0.0").Status.Stages[1].Steps[0]
+	if d := st.FinishedAt.Sub(st.StartedAt.Time); d < 6*time.Second {
+		t.Errorf("the pause lasted %s, want at least 6s", d)
+	}
+}
