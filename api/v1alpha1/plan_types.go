@@ -35,6 +35,10 @@ type Step struct {
 	Name string `json:"name"`
 	// Timeout bounds the step. Default 5m.
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// DependsOn names steps of the same stage that must succeed first. A
+	// stage in which any step sets it runs as a graph: steps start as soon
+	// as their dependencies succeed, side by side.
+	DependsOn []string `json:"dependsOn,omitempty"`
 
 	CRDs      *CRDsStep      `json:"crds,omitempty"`
 	Manifests *ManifestsStep `json:"manifests,omitempty"`

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -38,13 +41,95 @@ type Driver struct {
 	Observe func(Event) // optional; called after each saved transition
 }
 
-// Drive moves the run until Next says Done or an error stops it. The run
-// is saved after every transition.
+// ErrSiblingFailed is the cause given to steps cancelled because another
+// step of their graph stage failed.
+var ErrSiblingFailed = errors.New("another step of the stage failed")
+
+// landed is an action's result coming back from its goroutine.
+type landed struct {
+	a   Action
+	o   Outcome
+	err error
+}
+
+// Drive moves the run until it is Done or an error stops it. The run is
+// saved after every transition. Actions run one at a time, except the
+// steps of a graph stage, which run side by side as their dependencies
+// allow; the run itself is only touched here, on one goroutine, and each
+// action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
+	inflight := map[Action]context.CancelCauseFunc{}
+	results := make(chan landed)
+	var stopped error // set: no new actions; wait for the flight to land
+	stopAll := func(cause error) {
+		if stopped == nil {
+			stopped = cause
+		}
+		for _, cancel := range inflight {
+			cancel(cause)
+		}
+	}
 	for {
-		a := Next(r)
+		if stopped == nil {
+			if err := d.launch(ctx, r, inflight, results); err != nil {
+				stopAll(err)
+			}
+		}
+		if len(inflight) == 0 {
+			if stopped != nil {
+				return stopped
+			}
+			if Next(r).Kind == Done {
+				return nil
+			}
+			// Nothing runs and nothing may start: a graph whose
+			// remaining steps wait on steps that will not succeed.
+			return fmt.Errorf("run %s: no step of stage %s can start (check dependsOn)", r.Name, r.Status.Stages[Next(r).Stage].Name)
+		}
+		l := <-results
+		inflight[l.a](nil)
+		delete(inflight, l.a)
+		switch {
+		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
+			Cancel(r, l.a, d.Now())
+			if err := d.Saver.Save(ctx, r); err != nil {
+				stopAll(err)
+				continue
+			}
+			d.observe(Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}, Run: r})
+			continue
+		case l.err != nil:
+			stopAll(l.err)
+			continue
+		case stopped != nil:
+			continue // draining after an error: record nothing more
+		}
+		Complete(r, l.a, l.o, d.Now())
+		if err := d.Saver.Save(ctx, r); err != nil {
+			stopAll(err)
+			continue
+		}
+		d.observe(Event{Action: l.a, Outcome: l.o, Run: r})
+		if r.Status.Phase != v1alpha1.RunRunning {
+			// The stage failed: stop its other steps before the rollback.
+			for _, cancel := range inflight {
+				cancel(ErrSiblingFailed)
+			}
+		}
+	}
+}
+
+// launch begins every action that may start now and is not in flight.
+func (d *Driver) launch(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map[Action]context.CancelCauseFunc, results chan<- landed) error {
+	for _, a := range NextActions(r) {
 		if a.Kind == Done {
 			return nil
+		}
+		if _, busy := inflight[a]; busy {
+			continue
+		}
+		if len(inflight) > 0 && (a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning) {
+			return nil // only a graph stage's steps run side by side
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -54,16 +139,29 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			return err
 		}
 		d.observe(Event{Action: a, Begin: true, Run: r})
-		o, err := d.Actor.Act(ctx, r, a)
-		if err != nil {
-			return err
-		}
-		Complete(r, a, o, d.Now())
-		if err := d.Saver.Save(ctx, r); err != nil {
-			return err
-		}
-		d.observe(Event{Action: a, Outcome: o, Run: r})
+		actx, cancel := context.WithCancelCause(ctx)
+		inflight[a] = cancel
+		view := snapshot(r)
+		go func() {
+			o, err := d.Actor.Act(actx, view, a)
+			results <- landed{a: a, o: o, err: err}
+		}()
 	}
+	return nil
+}
+
+// snapshot copies the run for an action to read while the driver goes on
+// recording other actions.
+func snapshot(r *v1alpha1.UpgradeRun) *v1alpha1.UpgradeRun {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(fmt.Sprintf("copy run %s: %v", r.Name, err)) // plain structs: cannot fail
+	}
+	var cp v1alpha1.UpgradeRun
+	if err := json.Unmarshal(b, &cp); err != nil {
+		panic(fmt.Sprintf("copy run %s: %v", r.Name, err))
+	}
+	return &cp
 }
 
 func (d *Driver) observe(e Event) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,10 +135,17 @@ func (s *scenario) apply(t *testing.T, d *datadriven.TestData) string {
 //	lose-lease=N    the lease is lost during the action begun at transition N
 func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	var out strings.Builder
-	fails := map[string]bool{}
+	fails, slow := map[string]bool{}, map[string]bool{}
 	killAt, loseAt := -1, -1
+	quiet := false
 	for _, arg := range d.CmdArgs {
 		switch arg.Key {
+		case "quiet": // graph stages: the order of lines is not fixed
+			quiet = true
+		case "slow":
+			for _, v := range arg.Vals {
+				slow[v] = true
+			}
 		case "fail":
 			for _, v := range arg.Vals {
 				fails[v] = true
@@ -151,7 +159,11 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 		}
 	}
 	r := s.load(t)
-	err := s.drive(r, fails, killAt, loseAt, &out)
+	lines := &out
+	if quiet {
+		lines = nil
+	}
+	err := s.driveSlow(r, fails, slow, killAt, loseAt, lines)
 	switch {
 	case errors.Is(err, errKilled):
 		fmt.Fprintf(&out, "killed after transition %d\n", killAt)
@@ -164,13 +176,27 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 }
 
 func (s *scenario) drive(r *v1alpha1.UpgradeRun, fails map[string]bool, killAt, loseAt int, out *strings.Builder) error {
-	actor := actorFunc(func(_ context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error) {
+	return s.driveSlow(r, fails, nil, killAt, loseAt, out)
+}
+
+// driveSlow is drive where the actions in slow run until they are
+// cancelled (a branch still working when its sibling fails).
+func (s *scenario) driveSlow(r *v1alpha1.UpgradeRun, fails, slow map[string]bool, killAt, loseAt int, out *strings.Builder) error {
+	var mu sync.Mutex // graph stages act side by side
+	actor := actorFunc(func(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error) {
 		if r.Status.Transitions == loseAt {
 			return Outcome{}, errors.New("lease lost")
 		}
 		key := actionKey(r, a)
-		if fails[key] {
-			delete(fails, key)
+		mu.Lock()
+		fail := fails[key]
+		delete(fails, key)
+		mu.Unlock()
+		if slow[key] {
+			<-ctx.Done() // runs until stopped
+			return Outcome{}, context.Cause(ctx)
+		}
+		if fail {
 			o := Outcome{Message: "injected failure of " + key}
 			if a.Kind == Restore {
 				o.Rollback = &v1alpha1.Rollback{Differences: []string{"deployment demo/x: spec.replicas was 2 is 3"}}
@@ -350,7 +376,11 @@ func render(r *v1alpha1.UpgradeRun) string {
 		}
 		b.WriteString("\n")
 		for _, st := range ss.Steps {
-			fmt.Fprintf(&b, "    step %s: %s\n", st.Name, st.Phase)
+			cancelled := ""
+			if strings.HasPrefix(st.Message, "cancelled") {
+				cancelled = " (cancelled)"
+			}
+			fmt.Fprintf(&b, "    step %s: %s%s\n", st.Name, st.Phase, cancelled)
 		}
 		for _, g := range ss.Gates {
 			fmt.Fprintf(&b, "    gate %s: %s\n", g.Name, g.Phase)
@@ -381,6 +411,15 @@ func parsePlan(t *testing.T, d *datadriven.TestData) *v1alpha1.UpgradePlan {
 			case "steps":
 				for _, n := range strings.Split(v, ",") {
 					st.Steps = append(st.Steps, v1alpha1.Step{Name: n})
+				}
+			case "after": // after=b:a+c  step b depends on a and c
+				for _, dep := range strings.Split(strings.Trim(v, "()"), ",") {
+					step, on, _ := strings.Cut(dep, ":")
+					for j := range st.Steps {
+						if st.Steps[j].Name == step {
+							st.Steps[j].DependsOn = strings.Split(on, "+")
+						}
+					}
 				}
 			case "gates":
 				for i := 0; i < atoi(t, v); i++ {

@@ -31,6 +31,8 @@ var invalidCorpus = []struct {
 	{file: "empty-stage-steps.yaml", wants: []want{{"spec.stages[1].steps", "at least one step is required"}}},
 	{file: "duplicate-stage-names.yaml", wants: []want{{"spec.stages[1].name", `Duplicate value: "data-plane": give each stage its own name`}}},
 	{file: "duplicate-step-names.yaml", wants: []want{{"spec.stages[1].steps[0].name", `(also spec.stages[0].steps[0])": give each step its own name`}}},
+	{file: "dependson-cycle.yaml", wants: []want{{"spec.stages[0].steps", "ipam -> proxy -> ipam"}, {"spec.stages[0].steps", "dependsOn makes a cycle"}}},
+	{file: "dependson-unknown.yaml", wants: []want{{"spec.stages[0].steps[0].dependsOn[0]", "fabirc: dependsOn names steps of the same stage"}}},
 	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image, job, recreate, approval or pause"}}},
 	{file: "step-two-kinds.yaml", wants: []want{{"spec.stages[0].steps[0]", "split this step in two"}}},
 	{file: "crds-two-sources.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set exactly one of path, url or inline"}}},

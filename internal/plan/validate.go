@@ -54,6 +54,7 @@ func Validate(l *Loaded) field.ErrorList {
 			errs = append(errs, positive(stp.Child("timeout"), step.Timeout)...)
 			errs = append(errs, validateStepKind(stp, step, l.BaseDir)...)
 		}
+		errs = append(errs, validateDependsOn(sp, st)...)
 		for j, g := range st.Gates {
 			errs = append(errs, validateGate(sp.Child("gates").Index(j), g)...)
 		}

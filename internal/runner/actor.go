@@ -27,7 +27,6 @@ const (
 
 // actor does the IO of the engine's actions against one cluster.
 type actor struct {
-	run     *v1alpha1.UpgradeRun // the run being driven (its saved status)
 	store   *runstore.Store
 	poll    time.Duration // how often approvals are looked for
 	noWait  bool          // approval and pause stop the run instead of waiting
@@ -45,7 +44,7 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 	case engine.Backup:
 		return a.backup(ctx, r, act.Stage)
 	case engine.RunStep:
-		return a.step(ctx, act.Stage, act.Index)
+		return a.step(ctx, r, act.Stage, act.Index)
 	case engine.CheckGate:
 		return a.gate(ctx, act.Stage, act.Index)
 	case engine.Restore:
@@ -54,15 +53,17 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 	return engine.Outcome{}, fmt.Errorf("unknown action %s", act)
 }
 
-func (a *actor) executor(stage, i int) (step.Executor, error) {
+// executor builds a step's executor. r is the run as the action sees it
+// (nil when only listing targets).
+func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, error) {
 	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
 	if s.Approval != nil || s.Pause != nil {
 		return &waitStep{spec: s, run: a.plan.Plan.Name, store: a.store, poll: a.poll, noWait: a.noWait,
 			status: func() *v1alpha1.StepStatus {
-				if a.run == nil {
+				if r == nil {
 					return nil
 				}
-				return &a.run.Status.Stages[stage].Steps[i]
+				return &r.Status.Stages[stage].Steps[i]
 			}}, nil
 	}
 	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), a.deps)
@@ -73,7 +74,7 @@ func (a *actor) executor(stage, i int) (step.Executor, error) {
 func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
 	var refs []step.Ref
 	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
-		ex, err := a.executor(stage, i)
+		ex, err := a.executor(r, stage, i)
 		if err != nil {
 			return engine.Outcome{Message: err.Error()}, nil
 		}
@@ -95,8 +96,8 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 
-func (a *actor) step(ctx context.Context, stage, i int) (engine.Outcome, error) {
-	ex, err := a.executor(stage, i)
+func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {
+	ex, err := a.executor(r, stage, i)
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}

@@ -291,7 +291,7 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	drv := &engine.Driver{
-		Actor: &actor{run: run, store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
+		Actor: &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
 			plan: p, deps: s.deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
 		Saver:   saver,
 		Now:     time.Now,

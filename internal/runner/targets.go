@@ -15,7 +15,7 @@ func (s *Session) Targets(ctx context.Context, p *Resolved) ([][][]step.Ref, err
 	for i, st := range p.Plan.Spec.Stages {
 		out[i] = make([][]step.Ref, len(st.Steps))
 		for j := range st.Steps {
-			ex, err := a.executor(i, j)
+			ex, err := a.executor(nil, i, j)
 			if err != nil {
 				return nil, fmt.Errorf("stage %s, step %s: %w", st.Name, st.Steps[j].Name, err)
 			}
