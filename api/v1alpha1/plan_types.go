@@ -100,6 +100,15 @@ type Gate struct {
 	PodsRunning *PodsRunningGate `json:"podsRunning,omitempty"`
 	PVCsBound   *PVCsBoundGate   `json:"pvcsBound,omitempty"`
 	NodesReady  *NodesReadyGate  `json:"nodesReady,omitempty"`
+	Soak        *SoakGate        `json:"soak,omitempty"`
+}
+
+// SoakGate keeps checking the stage's other gates for Duration, every
+// Interval (default 5s): any of them failing once fails the stage. The
+// gate's timeout does not apply; the soak lasts Duration.
+type SoakGate struct {
+	Duration metav1.Duration  `json:"duration"`
+	Interval *metav1.Duration `json:"interval,omitempty"`
 }
 
 // Severity of a gate.

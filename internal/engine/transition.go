@@ -51,6 +51,9 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 	case CheckGate:
 		ss.Phase = v1alpha1.PhaseGating
 		begin(&ss.Gates[a.Index], &t)
+		if sk := r.Spec.Plan.Stages[a.Stage].Gates[a.Index].Soak; sk != nil {
+			ss.Gates[a.Index].Message = fmt.Sprintf("soaking until %s", ss.Gates[a.Index].StartedAt.Add(sk.Duration.Duration).UTC().Format(time.RFC3339))
+		}
 	case Restore:
 		ss.Phase = v1alpha1.PhaseRollingBack
 		ss.Message = "restoring from backup"

@@ -42,13 +42,20 @@ func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
 		set++
 		errs = append(errs, validateNodesReadyGate(path.Child("nodesReady"), n)...)
 	}
+	if sk := g.Soak; sk != nil {
+		set++
+		if sk.Duration.Duration <= 0 {
+			errs = append(errs, field.Required(path.Child("soak", "duration"), "how long to keep checking, e.g. 10m"))
+		}
+		errs = append(errs, positive(path.Child("soak", "interval"), sk.Interval)...)
+	}
 	switch g.Severity {
 	case "", v1alpha1.SeverityBlocking, v1alpha1.SeverityWarning, v1alpha1.SeverityInfo:
 	default:
 		errs = append(errs, field.NotSupported(path.Child("severity"), g.Severity, []string{"blocking", "warning", "info"}))
 	}
 	if set != 1 {
-		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound or nodesReady"))
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady or soak"))
 	}
 	return errs
 }

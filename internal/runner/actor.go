@@ -46,7 +46,7 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 	case engine.RunStep:
 		return a.step(ctx, r, act.Stage, act.Index)
 	case engine.CheckGate:
-		return a.gate(ctx, act.Stage, act.Index)
+		return a.gate(ctx, r, act.Stage, act.Index)
 	case engine.Restore:
 		return a.restore(ctx, r, act.Stage)
 	}
@@ -111,8 +111,11 @@ func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 	return a.result(ctx, res)
 }
 
-func (a *actor) gate(ctx context.Context, stage, i int) (engine.Outcome, error) {
+func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {
 	g := a.plan.Plan.Spec.Stages[stage].Gates[i]
+	if g.Soak != nil {
+		return a.soak(ctx, r, stage, i)
+	}
 	check, err := gates.New(g, durationOr(g.Timeout, DefaultGateTimeout), a.deps)
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
