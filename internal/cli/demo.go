@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -27,6 +28,7 @@ var demoSteps = []struct {
 
 func newDemoCommand() *cobra.Command {
 	o := localcluster.Options{Name: "demo", Detached: true}
+	var reuse bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Start a local cluster (or reuse it) and upgrade the demo platform on it: 1.0.0, 1.1.0, then a broken 2.0.0 that rolls back",
@@ -37,13 +39,14 @@ live progress, then try 2.0.0, whose proxy image crash-loops: the run fails
 at its stage and rolls back on its own. Finally show upshift status.
 
 Exits 0 only if 1.1.0 succeeded and 2.0.0 ended rolled back (exit code 2).
-Running it again on the same cluster reports the saved runs. The cluster
-stays up; the last lines say how to stop it.`,
+Each run starts the demo cluster afresh (about 4 seconds), so the demo shows
+the same story every time; --reuse keeps a running one and its saved runs.
+The cluster stays up; the last lines say how to stop it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Progress = cmd.ErrOrStderr()
 			out := cmd.OutOrStdout()
-			kubeconfig, err := demoCluster(cmd, o)
+			kubeconfig, err := demoCluster(cmd, o, reuse)
 			if err != nil {
 				return err
 			}
@@ -76,6 +79,7 @@ stays up; the last lines say how to stop it.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.Name, "name", o.Name, "name of the local cluster to use or start")
+	cmd.Flags().BoolVar(&reuse, "reuse", false, "reuse a running demo cluster and its saved runs instead of starting afresh")
 	addBinFlags(cmd, &o.BinDir, &o.NoBuild)
 	return cmd
 }
@@ -95,18 +99,19 @@ func runSubcommand(parent *cobra.Command, args ...string) int {
 	return exitCode(err)
 }
 
-// demoCluster reuses a running cluster of that name or starts one.
-func demoCluster(cmd *cobra.Command, o localcluster.Options) (string, error) {
+// demoCluster starts the demo cluster afresh, or reuses a running one.
+func demoCluster(cmd *cobra.Command, o localcluster.Options, reuse bool) (string, error) {
 	st, err := localcluster.Get(o.Name)
-	if err == nil && len(st.Running()) == len(st.Processes) {
+	if err == nil && reuse && len(st.Running()) == len(st.Processes) {
 		fmt.Fprintf(cmd.OutOrStdout(), "using the running cluster %q at %s\n", st.Name, st.Server)
 		return st.Kubeconfig, nil
 	}
 	if err != nil && !errors.Is(err, localcluster.ErrNotFound) {
 		return "", err
 	}
-	if err == nil { // degraded: start afresh
-		if derr := localcluster.Down(o.Name, cmd.ErrOrStderr()); derr != nil {
+	if err == nil { // an earlier demo's cluster: start afresh
+		fmt.Fprintf(cmd.OutOrStdout(), "stopping the earlier %q cluster to start the demo afresh (--reuse keeps it)\n", o.Name)
+		if derr := localcluster.Down(o.Name, io.Discard); derr != nil {
 			return "", derr
 		}
 	}

@@ -1,0 +1,55 @@
+package engine_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+)
+
+// TestDemo runs `upshift demo` as a user would (`make demo` does): it
+// must exit 0, which it does only when 1.1.0 succeeded and 2.0.0 ended
+// rolled back with exit code 2. Its cluster lives in a test directory and
+// is stopped at the end.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	testenv.SkipIfShort(t)
+	bin := upshiftBinary(t)
+	dir, err := os.MkdirTemp("", testenv.DirPrefix+"demo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "UPSHIFT_CLUSTERS_DIR="+dir, "KUBECONFIG=")
+	t.Cleanup(func() {
+		down := exec.Command(bin, "cluster", "down", "--name", "demo")
+		down.Env = env
+		if out, err := down.CombinedOutput(); err != nil {
+			t.Logf("cluster down: %v\n%s", err, out)
+		}
+		os.RemoveAll(dir)
+	})
+	cmd := exec.Command(bin, "demo")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("upshift demo: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, want := range []string{
+		"$ upshift apply -f examples/demo/1.1.0/plan.yaml",
+		"reached version 1.1.0",
+		"step proxy failed",
+		"rolled back data-plane, control-plane, crds; restore verified",
+		"exit code 2, as expected",
+		"stop it with: upshift cluster down --name demo",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", s)
+	}
+}
