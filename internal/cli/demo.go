@@ -17,13 +17,14 @@ import (
 // end with: 1.0.0 installs, 1.1.0 upgrades, 2.0.0 ships a broken proxy
 // image, fails at its data-plane stage and rolls back on its own.
 var demoSteps = []struct {
-	version string
-	want    int
-	why     string
+	version  string
+	approval bool // the plan stops for an approval before its data plane
+	want     int
+	why      string
 }{
-	{"1.0.0", ExitOK, "install the platform"},
-	{"1.1.0", ExitOK, "upgrade it, stage by stage"},
-	{"2.0.0", ExitRolledBack, "try a release whose proxy image crash-loops: it fails and rolls back by itself"},
+	{"1.0.0", false, ExitOK, "install the platform"},
+	{"1.1.0", true, ExitOK, "upgrade it, stage by stage; the run stops for an approval before the data plane"},
+	{"2.0.0", true, ExitRolledBack, "try a release whose proxy image crash-loops: it fails after its migration ran and rolls back by itself, down-migration included"},
 }
 
 func newDemoCommand() *cobra.Command {
@@ -59,8 +60,22 @@ The cluster stays up; the last lines say how to stop it.`,
 				return fmt.Errorf("write the demo platform: %w", err)
 			}
 			for _, s := range demoSteps {
-				fmt.Fprintf(out, "\n# %s\n$ upshift apply -f examples/demo/%s/plan.yaml\n", s.why, s.version)
-				code := runSubcommand(cmd, "apply", "-f", filepath.Join(dir, s.version, "plan.yaml"), "--kubeconfig", kubeconfig)
+				plan := filepath.Join(dir, s.version, "plan.yaml")
+				fmt.Fprintf(out, "\n# %s\n", s.why)
+				if s.approval {
+					// Stop at the approval, approve as an operator would,
+					// and go on: the flow a person sees.
+					fmt.Fprintf(out, "$ upshift apply -f examples/demo/%s/plan.yaml --no-wait\n", s.version)
+					if code := runSubcommand(cmd, "apply", "-f", plan, "--no-wait", "--kubeconfig", kubeconfig); code != ExitWaiting {
+						return fmt.Errorf("demo: upgrading to %s exited %d, expected %d (waiting for approval)", s.version, code, ExitWaiting)
+					}
+					fmt.Fprintf(out, "exit code %d: waiting for approval\n\n$ upshift approve demo-%s\n", ExitWaiting, s.version)
+					if code := runSubcommand(cmd, "approve", "demo-"+s.version, "--kubeconfig", kubeconfig); code != ExitOK {
+						return fmt.Errorf("demo: approve demo-%s exited %d", s.version, code)
+					}
+				}
+				fmt.Fprintf(out, "$ upshift apply -f examples/demo/%s/plan.yaml\n", s.version)
+				code := runSubcommand(cmd, "apply", "-f", plan, "--kubeconfig", kubeconfig)
 				if code != s.want {
 					return fmt.Errorf("demo: upgrading to %s exited %d, expected %d", s.version, code, s.want)
 				}

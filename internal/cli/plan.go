@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -96,6 +97,20 @@ func describeStep(s v1alpha1.Step) string {
 		}
 		sort.Strings(imgs)
 		return fmt.Sprintf("set images of %s %s/%s: %s", s.Image.Kind, s.Image.Namespace, s.Image.Name, strings.Join(imgs, ", "))
+	case s.Job != nil:
+		d := "run the Job in " + describeSource(s.Job.Source)
+		if s.Job.RollbackJob != nil {
+			d += " (on rollback: " + describeSource(*s.Job.RollbackJob) + ")"
+		}
+		return d
+	case s.Recreate != nil:
+		return fmt.Sprintf("re-create %ss matching %q in namespaces %s", strings.ToLower(s.Recreate.Kind), s.Recreate.Selector, s.Recreate.Namespace)
+	case s.Approval != nil:
+		return "wait for `upshift approve`"
+	case s.Pause != nil:
+		return "pause " + s.Pause.Duration.Duration.String()
+	case s.Helm != nil:
+		return fmt.Sprintf("install or upgrade Helm release %s/%s from %s", s.Helm.Namespace, s.Helm.Release, s.Helm.Chart)
 	}
 	return "?"
 }
@@ -111,15 +126,9 @@ func describeSource(src v1alpha1.Source) string {
 }
 
 func describeGate(g v1alpha1.Gate) string {
-	switch {
-	case g.Ready != nil:
-		target := g.Ready.Name
-		if target == "" {
-			target = "matching " + g.Ready.Selector
-		}
-		return fmt.Sprintf("ready: %s %s %s", g.Ready.Kind, g.Ready.Namespace, target)
-	case g.HTTP != nil:
-		return "http: GET " + g.HTTP.URL
+	d := engine.GateName(g, 0)
+	if g.Severity != "" && g.Severity != v1alpha1.SeverityBlocking {
+		d += " (" + string(g.Severity) + ")"
 	}
-	return "?"
+	return d
 }

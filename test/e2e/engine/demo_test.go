@@ -42,6 +42,9 @@ func TestDemo(t *testing.T) {
 		"reached version 1.1.0",
 		"step proxy failed",
 		"rolled back data-plane, control-plane, crds; restore verified",
+		"exit code 4: waiting for approval",
+		"approved step approve of run demo-1.1.0",
+		"job demo-system/demo-migrate-2-0-0 completed",
 		"exit code 2, as expected",
 		"stop it with: upshift cluster down --name demo",
 	} {
