@@ -7,10 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -53,17 +50,7 @@ func New(spec v1alpha1.NodesReadyGate, timeout time.Duration, cs kubernetes.Inte
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	nodes := g.cs.CoreV1().Nodes()
 	sel := g.selector.String()
-	l := watchgate.Lister{
-		What: "nodes",
-		List: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = sel
-			return nodes.List(ctx, o)
-		},
-		Watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = sel
-			return nodes.Watch(ctx, o)
-		},
-	}
+	l := watchgate.Selecting("nodes", sel, nodes.List, nodes.Watch)
 	j := judge{selector: g.spec.Selector, minReady: g.minReady}
 	return watchgate.Until(ctx, g.timeout, l, &corev1.Node{}, j.look)
 }

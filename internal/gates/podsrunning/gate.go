@@ -7,10 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -54,17 +51,7 @@ func New(spec v1alpha1.PodsRunningGate, timeout time.Duration, cs kubernetes.Int
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	pods := g.cs.CoreV1().Pods(g.spec.Namespace)
 	sel := g.selector.String()
-	l := watchgate.Lister{
-		What: "pods in " + g.spec.Namespace,
-		List: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = sel
-			return pods.List(ctx, o)
-		},
-		Watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = sel
-			return pods.Watch(ctx, o)
-		},
-	}
+	l := watchgate.Selecting("pods in "+g.spec.Namespace, sel, pods.List, pods.Watch)
 	j := newJudge(g.spec.Namespace, g.spec.Selector, g.maxRestarts)
 	return watchgate.Until(ctx, g.timeout, l, &corev1.Pod{}, j.look)
 }

@@ -7,10 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -49,17 +46,7 @@ func New(spec v1alpha1.PVCsBoundGate, timeout time.Duration, cs kubernetes.Inter
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	claims := g.cs.CoreV1().PersistentVolumeClaims(g.spec.Namespace)
 	sel := g.selector.String()
-	l := watchgate.Lister{
-		What: "persistentvolumeclaims in " + g.spec.Namespace,
-		List: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = sel
-			return claims.List(ctx, o)
-		},
-		Watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = sel
-			return claims.Watch(ctx, o)
-		},
-	}
+	l := watchgate.Selecting("persistentvolumeclaims in "+g.spec.Namespace, sel, claims.List, claims.Watch)
 	j := judge{namespace: g.spec.Namespace, selector: g.spec.Selector}
 	return watchgate.Until(ctx, g.timeout, l, &corev1.PersistentVolumeClaim{}, j.look)
 }

@@ -153,3 +153,21 @@ func isPermanent(err error) bool {
 		apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) ||
 		apierrors.IsMethodNotSupported(err)
 }
+
+// Selecting builds the Lister of the objects that match a label selector
+// (empty: all), from a typed client's List and Watch.
+func Selecting[L runtime.Object](what, selector string,
+	list func(context.Context, metav1.ListOptions) (L, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error)) Lister {
+	return Lister{
+		What: what,
+		List: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return list(ctx, o)
+		},
+		Watch: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return watchFn(ctx, o)
+		},
+	}
+}
