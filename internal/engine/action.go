@@ -98,9 +98,15 @@ func needsRestore(ss *v1alpha1.StageStatus) bool {
 	if ss.Backup == nil {
 		return false // nothing changed before the backup was recorded
 	}
+	if emptyBackup(ss.Backup) {
+		return false // the stage touches no object (an approval, a pause)
+	}
 	switch ss.Phase {
 	case v1alpha1.PhaseRolledBack, v1alpha1.PhaseSkipped, v1alpha1.PhaseRollbackErr:
 		return false
 	}
 	return true
 }
+
+// emptyBackup: the stage names no object it may change or create.
+func emptyBackup(b *v1alpha1.BackupRef) bool { return b.Objects == 0 && b.Absent == 0 }

@@ -224,6 +224,9 @@ func settleRollback(st *v1alpha1.RunStatus, t *metav1.MicroTime) {
 		case ss.Backup == nil && ss.Phase != v1alpha1.PhasePending && ss.Phase != v1alpha1.PhaseSkipped:
 			ss.Phase = v1alpha1.PhaseSkipped
 			ss.Message = "nothing to undo: no change was made"
+		case ss.Backup != nil && emptyBackup(ss.Backup) && ss.Phase != v1alpha1.PhaseSkipped:
+			ss.Phase = v1alpha1.PhaseSkipped
+			ss.Message = "nothing to undo: the stage touches no object"
 		}
 	}
 	st.Phase = v1alpha1.RunRolledBack

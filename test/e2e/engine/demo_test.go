@@ -41,7 +41,7 @@ func TestDemo(t *testing.T) {
 		"$ upshift apply -f examples/demo/1.1.0/plan.yaml",
 		"reached version 1.1.0",
 		"step proxy failed",
-		"rolled back data-plane, approve-data-plane, schema, control-plane, crds; restore verified",
+		"rolled back data-plane, schema, control-plane, crds; restore verified",
 		"exit code 4: waiting for approval",
 		"approved step approve of run demo-1.1.0",
 		"job demo-system/demo-migrate-2-0-0 completed",
