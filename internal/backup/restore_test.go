@@ -276,12 +276,16 @@ func TestRestoreReportsWorkloadNotReady(t *testing.T) {
 	// Broken before the stage: the restored Deployment cannot be Ready.
 	e.createDeployment(t, "web", "registry.example/web:broken")
 	snap, _ := e.takeAndSave(t, backup.Key{Run: "r", Stage: "apps", Attempt: 1}, web)
-	d, err := e.cs.AppsV1().Deployments(e.ns).Get(ctx(t), "web", metav1.GetOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error { // the controller writes it too
+		d, err := e.cs.AppsV1().Deployments(e.ns).Get(ctx(t), "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d.Spec.Template.Spec.Containers[0].Image = "registry.example/web:2.0"
+		_, err = e.cs.AppsV1().Deployments(e.ns).Update(ctx(t), d, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Template.Spec.Containers[0].Image = "registry.example/web:2.0"
-	if _, err := e.cs.AppsV1().Deployments(e.ns).Update(ctx(t), d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.waitCurrent(t, web)

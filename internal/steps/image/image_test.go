@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
@@ -72,17 +73,23 @@ func createDeployment(t *testing.T, e *steptest.Env, name string, mutate func(*a
 func addEnvByAnotherManager(t *testing.T, e *steptest.Env, name string) {
 	t.Helper()
 	ctx := context.Background()
-	d, err := e.Clientset.AppsV1().Deployments(e.NS).Get(ctx, name, metav1.GetOptions{})
+	// The deployment controller writes the object too: read, change and
+	// update again on a conflict, as kubectl edit would.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := e.Clientset.AppsV1().Deployments(e.NS).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c := &d.Spec.Template.Spec.Containers[0]
+		c.Env = append(c.Env,
+			corev1.EnvVar{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+			corev1.EnvVar{Name: "DB_URL", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "url", Optional: ptr(true)}}},
+		)
+		_, err = e.Clientset.AppsV1().Deployments(e.NS).Update(ctx, d, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	c := &d.Spec.Template.Spec.Containers[0]
-	c.Env = append(c.Env,
-		corev1.EnvVar{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
-		corev1.EnvVar{Name: "DB_URL", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "url", Optional: ptr(true)}}},
-	)
-	if _, err := e.Clientset.AppsV1().Deployments(e.NS).Update(ctx, d, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
 }
