@@ -149,12 +149,16 @@ func (c *Client) restoreOne(ctx context.Context, e Entry) (problem string, err e
 	again := func(err error) bool {
 		return errors.Is(err, errTerminating) || apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || retriableOrNoMatch(err)
 	}
+	var liveUID types.UID
 	err = c.retryIf(ctx, again, func() error {
 		ri, err := c.resource(e.Ref)
 		if err != nil {
 			return err
 		}
 		live, err := ri.Get(ctx, e.Ref.Name, metav1.GetOptions{})
+		if live != nil {
+			liveUID = live.GetUID()
+		}
 		if apierrors.IsNotFound(err) {
 			_, err = ri.Create(ctx, createBody(e.Object), metav1.CreateOptions{FieldManager: FieldManager})
 			return err
@@ -171,6 +175,11 @@ func (c *Client) restoreOne(ctx context.Context, e Entry) (problem string, err e
 		_, err = ri.Update(ctx, body, metav1.UpdateOptions{FieldManager: FieldManager})
 		return err
 	})
+	if apierrors.IsInvalid(err) && liveUID != "" && e.Object.GetUID() != "" && liveUID != e.Object.GetUID() {
+		// The stage re-created the object with a field that cannot change
+		// in place (a Deployment's selector): re-create it once more.
+		return c.recreate(ctx, e, liveUID)
+	}
 	switch {
 	case err == nil:
 		return "", nil
@@ -325,4 +334,36 @@ func (c *Client) waitCurrent(ctx context.Context, entries []Entry, timeout time.
 // trimRef drops the "kind ns/name: " that kube's messages start with.
 func trimRef(msg string, ref step.Ref) string {
 	return strings.TrimPrefix(msg, ref.String()+": ")
+}
+
+// recreate deletes the live object (the one with uid, dependents first)
+// and creates the snapshot's again.
+func (c *Client) recreate(ctx context.Context, e Entry, uid types.UID) (problem string, err error) {
+	err = c.retry(ctx, func() error {
+		ri, err := c.resource(e.Ref)
+		if err != nil {
+			return err
+		}
+		fg := metav1.DeletePropagationForeground
+		return ri.Delete(ctx, e.Ref.Name, metav1.DeleteOptions{PropagationPolicy: &fg, Preconditions: &metav1.Preconditions{UID: &uid}})
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("re-create %s: %w", e.Ref, err)
+	}
+	timeout := DefaultReadyTimeout
+	if problem, err := c.waitGone(ctx, e.Ref, uid, time.Now().Add(timeout), timeout); problem != "" || err != nil {
+		return problem, err
+	}
+	err = c.retry(ctx, func() error {
+		ri, err := c.resource(e.Ref)
+		if err != nil {
+			return err
+		}
+		_, err = ri.Create(ctx, createBody(e.Object), metav1.CreateOptions{FieldManager: FieldManager})
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("re-create %s: %w", e.Ref, err)
+	}
+	return "", nil
 }

@@ -19,6 +19,12 @@ var invalidCorpus = []struct {
 	wants []want
 	skip  string
 }{
+	{file: "recreate-bad-fields.yaml", wants: []want{
+		{"spec.stages[0].steps[0].recreate.apiVersion", "e.g. apps/v1"},
+		{"spec.stages[0].steps[0].recreate.namespace", "where * stands for any characters (tenant-*)"},
+		{"spec.stages[0].steps[0].recreate.selector", "app in (gw"},
+		{"spec.stages[0].steps[0].recreate.mode", `"delete", "annotate"`},
+	}},
 	{file: "unknown-field.yaml", wants: []want{{"spec.stages[0].steps[0].timout", `unknown field "timout": did you mean "timeout"?`}}},
 	{file: "unknown-spec-field.yaml", wants: []want{{"spec.autoRollbak", `did you mean "autoRollback"?`}}},
 	{file: "wrong-apiversion.yaml", wants: []want{{"apiVersion", "must be upshift.dev/v1alpha1"}}},

@@ -103,8 +103,6 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Recreate != nil {
 		set++
 		errs = append(errs, validateRecreate(path.Child("recreate"), s.Recreate, base)...)
-		// The plan format has it; its executor has not landed yet.
-		errs = append(errs, field.Forbidden(path.Child("recreate"), "recreate steps are not available in this version yet; delete the objects with a job step meanwhile"))
 	}
 	if s.Approval != nil {
 		set++

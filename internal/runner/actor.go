@@ -66,7 +66,11 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 				return &r.Status.Stages[stage].Steps[i]
 			}}, nil
 	}
-	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), a.deps)
+	var started time.Time
+	if r != nil && r.Status.Stages[stage].Steps[i].StartedAt != nil {
+		started = r.Status.Stages[stage].Steps[i].StartedAt.Time
+	}
+	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), started, a.deps)
 }
 
 // backup snapshots every object the stage's steps name, saves it and has

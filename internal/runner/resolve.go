@@ -38,6 +38,8 @@ func SourcePath(stage, step int, s v1alpha1.Step) string {
 		kind = "crds"
 	case s.Job != nil:
 		kind = "job"
+	case s.Recreate != nil:
+		kind = "recreate.from"
 	}
 	return fmt.Sprintf("spec.stages[%d].steps[%d].%s", stage, step, kind)
 }
@@ -55,6 +57,8 @@ func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
 		return s.Manifests.Source, true
 	case s.Job != nil:
 		return s.Job.Source, true
+	case s.Recreate != nil && s.Recreate.From != nil:
+		return *s.Recreate.From, true
 	}
 	return v1alpha1.Source{}, false
 }

@@ -13,23 +13,26 @@ import (
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/job"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
+	"github.com/upshift-dev/upshift/internal/steps/recreate"
 )
 
 // DefaultTimeout bounds a step whose plan sets no timeout.
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image or job)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job or recreate)")
 
 // New builds the executor of one step. objs are the decoded objects of the
-// step's source (crds, manifests, job; nil for image). timeout is the step's
-// timeout; zero means DefaultTimeout.
-func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, d *Deps) (step.Executor, error) {
+// step's source (crds, manifests, job, recreate's from; nil for image).
+// timeout is the step's timeout; zero means DefaultTimeout. started is when
+// the step first started, from the run record (zero before it has): a
+// resumed recreate step tells what it already re-created by it.
+func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, started time.Time, d *Deps) (step.Executor, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil} {
 		if set {
 			kinds++
 		}
@@ -48,6 +51,9 @@ func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Durati
 		e, err = manifests.New(*s.Manifests, objs, timeout, d.Applier, d.Waiter)
 	case s.Job != nil:
 		e, err = job.New(*s.Job, objs, timeout, d.Applier, d.Waiter, d.Clientset)
+	case s.Recreate != nil:
+		e, err = recreate.New(*s.Recreate, objs, started, timeout, recreate.Clients{
+			Dynamic: d.Dynamic, Mapper: d.Mapper, Clientset: d.Clientset, Applier: d.Applier, Waiter: d.Waiter})
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}

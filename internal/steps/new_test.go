@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
+	"github.com/upshift-dev/upshift/internal/steps/recreate"
 )
 
 func TestNew(t *testing.T) {
@@ -37,6 +39,7 @@ func TestNew(t *testing.T) {
 		{name: "manifests", s: v1alpha1.Step{Name: "m", Manifests: &v1alpha1.ManifestsStep{}}, check: func(e any) bool { _, ok := e.(*manifests.Executor); return ok }},
 		{name: "image", s: v1alpha1.Step{Name: "i", Image: img}, check: func(e any) bool { _, ok := e.(*image.Executor); return ok }},
 		{name: "bad image", s: v1alpha1.Step{Name: "i", Image: &v1alpha1.ImageStep{Kind: "Job"}}, wantErr: image.ErrInvalidSpec},
+		{name: "recreate", s: v1alpha1.Step{Name: "r", Recreate: &v1alpha1.RecreateStep{APIVersion: "v1", Kind: "Pod", Namespace: "t-*"}}, check: func(e any) bool { _, ok := e.(*recreate.Executor); return ok }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,7 +47,7 @@ func TestNew(t *testing.T) {
 			if tt.name == "crds" {
 				objs = nil
 			}
-			e, err := New(tt.s, objs, 0, d)
+			e, err := New(tt.s, objs, 0, time.Time{}, d)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "step \""+tt.s.Name+"\"") {
 					t.Fatalf("New = %v, want %v naming the step", err, tt.wantErr)

@@ -80,7 +80,7 @@ func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 	ctx := context.Background()
 	// Built the way the runner builds it.
 	ex, err := steps.New(v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
-		steptest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, e.Deps)
+		steptest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, e.Deps)
 	if err != nil {
 		t.Fatal(err)
 	}

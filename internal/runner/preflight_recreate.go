@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// recreate checks a recreate step: its kind is served and namespaced, and
+// the credentials may list, watch and delete (or patch) it in every
+// namespace the pattern matches now — a pattern is resolved, never turned
+// into a cluster-wide permission. Its `from` objects are checked as any
+// manifests are.
+func (pf *preflight) recreate(ctx context.Context, p *field.Path, r *v1alpha1.RecreateStep, from []*unstructured.Unstructured) {
+	pf.objects(ctx, p.Child("from"), from)
+	gvk := schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
+	gvr, namespaced, ok := pf.resource(ctx, p, gvk)
+	if !ok {
+		return
+	}
+	if !namespaced {
+		pf.errs = append(pf.errs, field.Invalid(p.Child("kind"), r.Kind, "cluster-scoped: recreate works on namespaced kinds"))
+		return
+	}
+	nss := []string{r.Namespace}
+	what := fmt.Sprintf("%s (%ss in %s)", p, strings.ToLower(r.Kind), r.Namespace)
+	if strings.Contains(r.Namespace, "*") {
+		pf.need("list", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", what)
+		list, err := pf.s.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return // the access review reports a forbidden list
+		}
+		nss = nss[:0]
+		for _, ns := range list.Items {
+			if ok, _ := path.Match(r.Namespace, ns.Name); ok {
+				nss = append(nss, ns.Name)
+			}
+		}
+	}
+	verbs := []string{"get", "list", "watch", "delete"}
+	if r.Mode == "annotate" {
+		verbs = []string{"get", "list", "watch", "patch"}
+	}
+	for _, ns := range nss {
+		for _, verb := range verbs {
+			pf.need(verb, gvr, ns, what)
+		}
+		pf.workloadReads(gvk, ns, what)
+	}
+}
