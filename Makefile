@@ -12,7 +12,7 @@ STATICCHECK_VERSION := v0.8.2
 TEST_CLUSTER_MARK := upshift-test-
 GOTEST_FLAGS ?= -count=1 -timeout 30m
 
-.PHONY: all build test unit cluster-binaries check-leaks demo lint recipes clean
+.PHONY: all build test unit cluster-binaries check-leaks demo bench lint recipes clean
 
 all: build
 
@@ -39,6 +39,12 @@ check-leaks:
 
 demo: build
 	$(BIN) demo
+
+# Upshift against the runbook script (test/bench), alternating, on fresh
+# local clusters; about 5 minutes. BENCH_FLAGS=-runs=9 for more runs.
+BENCH_FLAGS ?= -runs=5
+bench: cluster-binaries
+	$(GO) test -tags bench -count=1 -timeout 60m -v -run TestUpgradeVersusScript ./test/bench/ -args $(BENCH_FLAGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -172,9 +172,13 @@ type HelmStep struct {
 	Release   string `json:"release"`
 	Namespace string `json:"namespace"`
 	// Chart is a local chart directory or archive (relative to the plan
-	// file), an http(s) URL of a chart archive, or an oci:// reference.
+	// file), an http(s) URL of a chart archive, an oci:// reference, or,
+	// with Repo, a chart's name in that repository.
 	Chart string `json:"chart"`
-	// Version of the chart, for oci:// references.
+	// Repo is an HTTP chart repository's URL (helm's --repo).
+	Repo string `json:"repo,omitempty"`
+	// Version of the chart, for oci:// references and repositories
+	// (default: the latest).
 	Version string `json:"version,omitempty"`
 	// Values are inline values, merged over ValuesFiles in order.
 	Values *apiextensionsv1.JSON `json:"values,omitempty"`

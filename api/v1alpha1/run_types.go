@@ -125,6 +125,17 @@ type BackupRef struct {
 	Objects   int          `json:"objects"`
 	Absent    int          `json:"absent,omitempty"`
 	CreatedAt *metav1.Time `json:"createdAt,omitempty"`
+	// HelmReleases are the revisions the stage's Helm releases were at
+	// before it changed anything: what a rollback returns them to.
+	HelmReleases []HelmRevision `json:"helmReleases,omitempty"`
+}
+
+// HelmRevision is a Helm release's revision; 0 when it was not installed
+// (a rollback uninstalls it).
+type HelmRevision struct {
+	Release   string `json:"release"`
+	Namespace string `json:"namespace"`
+	Revision  int    `json:"revision"`
 }
 
 // Rollback is what undoing a stage did and found.

@@ -11,8 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"helm.sh/helm/v3/pkg/action"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	demo "github.com/upshift-dev/upshift/examples/demo"
+	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/source"
 )
@@ -43,6 +46,9 @@ func load(t *testing.T, version string) release {
 		for _, s := range st.Steps {
 			var src *v1alpha1.Source
 			switch {
+			case s.Helm != nil:
+				r.objects = append(r.objects, rendered(t, s.Helm, l.BaseDir)...)
+				continue
 			case s.CRDs != nil:
 				src = &s.CRDs.Source
 			case s.Manifests != nil:
@@ -62,6 +68,53 @@ func load(t *testing.T, version string) release {
 		}
 	}
 	return r
+}
+
+// rendered are a helm step's objects, rendered client-side (no cluster)
+// with the step's values, in the release's namespace.
+func rendered(t *testing.T, h *v1alpha1.HelmStep, base string) []*unstructured.Unstructured {
+	t.Helper()
+	b, err := helmx.FetchChart(context.Background(), helmx.ChartRef{Chart: h.Chart}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := helmx.LoadArchive(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files [][]byte
+	for _, f := range h.ValuesFiles {
+		vb, err := os.ReadFile(filepath.Join(base, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, vb)
+	}
+	var inline []byte
+	if h.Values != nil {
+		inline = h.Values.Raw
+	}
+	values, err := helmx.MergeValues(files, inline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := action.NewInstall(&action.Configuration{})
+	in.ClientOnly, in.DryRun, in.Replace = true, true, true
+	in.ReleaseName, in.Namespace = h.Release, h.Namespace
+	rel, err := in.Run(ch, values)
+	if err != nil {
+		t.Fatalf("render %s: %v", h.Chart, err)
+	}
+	objs, err := source.Decode([]byte(rel.Manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetNamespace() == "" {
+			o.SetNamespace(h.Namespace)
+		}
+	}
+	return objs
 }
 
 func (r release) images() map[string]string { // "step/container" -> image

@@ -30,6 +30,10 @@ type RestoreOptions struct {
 	// ReadyTimeout bounds the wait for restored workloads to be Current
 	// (and for deleted objects to be gone); zero means DefaultReadyTimeout.
 	ReadyTimeout time.Duration
+	// Managed are objects another tool puts back before the restore (a
+	// Helm rollback): they are not written, only verified against the
+	// snapshot, so the restore does not fight that tool over them.
+	Managed map[step.Ref]bool
 }
 
 // errTerminating: the live object is being deleted, so it cannot be
@@ -59,9 +63,11 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 		timeout = DefaultReadyTimeout
 	}
 	var errs []error
-	var crds, others, created []Entry
+	var crds, others, created, managed []Entry
 	for _, e := range s.Entries {
 		switch {
+		case opts.Managed[e.Ref]:
+			managed = append(managed, e)
 		case e.Object == nil:
 			created = append(created, e)
 		case isCRD(e.Ref):
@@ -101,6 +107,22 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 	rb.Differences = append(rb.Differences, diffs...)
 	if err != nil {
 		errs = append(errs, err)
+	}
+
+	// What another tool restored is verified like the rest; what the
+	// stage created must be gone.
+	for _, e := range managed {
+		if e.Object != nil {
+			restored = append(restored, e)
+			continue
+		}
+		live, err := c.get(ctx, e.Ref)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("verify %s: %w", e.Ref, err))
+		case live != nil:
+			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: created by the stage, still present after its release was rolled back", e.Ref))
+		}
 	}
 
 	// Verify: equal to the snapshot, then Current.

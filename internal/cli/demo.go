@@ -22,9 +22,9 @@ var demoSteps = []struct {
 	want     int
 	why      string
 }{
-	{"1.0.0", false, ExitOK, "install the platform"},
-	{"1.1.0", true, ExitOK, "upgrade it, stage by stage; the run stops for an approval before the data plane"},
-	{"2.0.0", true, ExitRolledBack, "try a release whose proxy image crash-loops: it fails after its migration ran and rolls back by itself, down-migration included"},
+	{"1.0.0", false, ExitOK, "install the platform and its Helm add-on"},
+	{"1.1.0", true, ExitOK, "upgrade it, stage by stage (a migration, the add-on's release, an approval before the data plane, ipam and proxy side by side, gateways re-created)"},
+	{"2.0.0", true, ExitRolledBack, "try a release whose proxy image crash-loops: it fails after its migration and add-on upgrade ran, and rolls back by itself: down-migration run, release back to its 1.1.0 revision"},
 }
 
 func newDemoCommand() *cobra.Command {
@@ -35,7 +35,8 @@ func newDemoCommand() *cobra.Command {
 		Short: "Start a local cluster (or reuse it) and upgrade the demo platform on it: 1.0.0, 1.1.0, then a broken 2.0.0 that rolls back",
 		Long: `Start a local cluster named "demo" (or reuse it), install the demo platform
 (examples/demo: CRDs, a controller-manager, a fabric DaemonSet, ipam and proxy,
-gateway templates and per-tenant gateways) at 1.0.0, upgrade it to 1.1.0 with
+gateway templates, per-tenant gateways and a Helm add-on) at 1.0.0, upgrade
+it to 1.1.0 with
 live progress, then try 2.0.0, whose proxy image crash-loops: the run fails
 at its stage and rolls back on its own. Finally show upshift status.
 

@@ -16,7 +16,7 @@ import (
 )
 
 func newPlanCommand(kf *kubeFlags) *cobra.Command {
-	var file string
+	var file, output string
 	cmd := &cobra.Command{
 		Use:   "plan -f FILE",
 		Short: "Validate an UpgradePlan, check it against the cluster, and show what each step touches; changes nothing",
@@ -24,14 +24,24 @@ func newPlanCommand(kf *kubeFlags) *cobra.Command {
 KUBECONFIG), check it against the cluster: every kind is served or defined by
 the plan's CRDs, every namespace, workload and container exists, and the
 credentials may do every write the plan needs (SelfSubjectAccessReview).
-Then print the ordered stages, steps and gates and the objects each step will
-touch. Every problem is reported at once with its field path. Changes nothing.
+Every problem is reported at once with its field path.
 
-Not built yet: the per-object diff preview.`,
+Then preview every step: for each object, what will happen to it (create,
+update, unchanged, delete, recreate, run) and a unified diff from the live
+object to the server's dry run of the change (Secret values redacted); for
+Helm steps, the diff of the release's manifest; and per stage, an estimate
+of its duration from earlier runs on this cluster. A later stage is
+previewed against the cluster as it is now: objects whose namespace or kind
+an earlier step brings carry a note instead of a diff. Changes nothing.
+
+-o json or yaml prints the preview as data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return errors.New("-f FILE is required: the UpgradePlan to check")
+			}
+			if output != "" && output != "json" && output != "yaml" {
+				return fmt.Errorf("--output %q: use json or yaml (or leave it out for text)", output)
 			}
 			p, err := loadAndResolve(cmd, file)
 			if err != nil {
@@ -53,35 +63,70 @@ Not built yet: the per-object diff preview.`,
 			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
 				return preflightProblems(file, errs)
 			}
-			targets, err := sess.Targets(cmd.Context(), p)
+			pv, err := sess.Preview(cmd.Context(), p)
 			if err != nil {
 				return err
 			}
-			printPlan(cmd.OutOrStdout(), p.Plan, targets)
+			if output != "" {
+				return printObject(cmd.OutOrStdout(), pv, output)
+			}
+			printPlan(cmd.OutOrStdout(), p.Plan, pv)
 			fmt.Fprintln(cmd.OutOrStdout(), "preflight passed: nothing was changed")
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "UpgradePlan file")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "print the preview as json or yaml")
 	return cmd
 }
 
-func printPlan(out io.Writer, p *v1alpha1.UpgradePlan, targets [][][]step.Ref) {
-	fmt.Fprintf(out, "plan %s: target version %s, %d stage(s)\n", p.Name, p.Spec.Version, len(p.Spec.Stages))
+// printPlan prints the plan's stages, steps and gates and, with a
+// preview, each step's changes with their diffs and each stage's estimate.
+func printPlan(out io.Writer, p *v1alpha1.UpgradePlan, pv *runner.PlanPreview) {
+	head := fmt.Sprintf("plan %s: target version %s, %d stage(s)", p.Name, p.Spec.Version, len(p.Spec.Stages))
+	if pv != nil && pv.Estimate != "" {
+		head += ", estimated " + pv.Estimate + " from earlier runs"
+	}
+	fmt.Fprintln(out, head)
 	for i, st := range p.Spec.Stages {
-		fmt.Fprintf(out, "%d. stage %s\n", i+1, st.Name)
+		line := fmt.Sprintf("%d. stage %s", i+1, st.Name)
+		if pv != nil && pv.Stages[i].Estimate != "" {
+			line += fmt.Sprintf(" (estimated %s, median of %d earlier %s)", pv.Stages[i].Estimate, pv.Stages[i].EstimateFrom, plural(pv.Stages[i].EstimateFrom, "run"))
+		}
+		fmt.Fprintln(out, line)
 		for j, s := range st.Steps {
 			fmt.Fprintf(out, "   - step %s: %s\n", s.Name, describeStep(s))
-			if targets != nil {
-				for _, r := range targets[i][j] {
-					fmt.Fprintf(out, "       touches %s\n", r)
-				}
+			if pv != nil {
+				printChanges(out, pv.Stages[i].Steps[j].Changes)
 			}
 		}
 		for _, g := range st.Gates {
 			fmt.Fprintf(out, "   ? gate %s\n", describeGate(g))
 		}
 	}
+}
+
+func printChanges(out io.Writer, changes []step.Change) {
+	for _, c := range changes {
+		line := fmt.Sprintf("       %s %s", c.Action, c.Ref)
+		if c.Note != "" {
+			line += ": " + c.Note
+		}
+		fmt.Fprintln(out, line)
+		if c.Diff == "" {
+			continue
+		}
+		for _, l := range strings.Split(strings.TrimRight(c.Diff, "\n"), "\n") {
+			fmt.Fprintln(out, "           "+l)
+		}
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func describeStep(s v1alpha1.Step) string {

@@ -20,13 +20,20 @@ func Load(chartPath string) (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
 	}
-	if ch.Metadata.Type == "library" {
-		return nil, fmt.Errorf("load chart %s: %s is a library chart and cannot be installed", chartPath, ch.Name())
-	}
-	if deps := ch.Metadata.Dependencies; len(deps) > 0 {
-		if err := action.CheckDependencies(ch, deps); err != nil {
-			return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
-		}
+	if err := checkInstallable(ch); err != nil {
+		return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
 	}
 	return ch, nil
+}
+
+// checkInstallable refuses library charts and charts whose dependencies
+// are missing from charts/.
+func checkInstallable(ch *Chart) error {
+	if ch.Metadata.Type == "library" {
+		return fmt.Errorf("%s is a library chart and cannot be installed", ch.Name())
+	}
+	if deps := ch.Metadata.Dependencies; len(deps) > 0 {
+		return action.CheckDependencies(ch, deps)
+	}
+	return nil
 }

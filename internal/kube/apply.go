@@ -197,14 +197,14 @@ func retriable(err error) bool {
 	case errors.As(err, &p), isPermanent(err):
 		return false
 	case apierrors.IsNotFound(err):
-		return isNamespaceNotFound(err)
+		return IsNamespaceNotFound(err)
 	}
 	return true
 }
 
-// isNamespaceNotFound tells an apply into a namespace that does not exist
+// IsNamespaceNotFound tells an apply into a namespace that does not exist
 // yet (another step or controller may be creating it) from a missing object.
-func isNamespaceNotFound(err error) bool {
+func IsNamespaceNotFound(err error) bool {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) {
 		return false

@@ -32,8 +32,11 @@ type AuditEvent struct {
 }
 
 // IsWrite reports whether the request changes state (access reviews,
-// which only ask, are not writes).
+// which only ask, and dry runs, which change nothing, are not writes).
 func (e AuditEvent) IsWrite() bool {
+	if e.DryRun() {
+		return false
+	}
 	switch e.Verb {
 	case "create", "update", "patch", "delete", "deletecollection":
 	default:
@@ -97,4 +100,10 @@ func ByUser(events []AuditEvent, user string) []AuditEvent {
 		}
 	}
 	return out
+}
+
+// DryRun reports whether the request was a server-side dry run, which
+// the server validates and answers but does not persist.
+func (e AuditEvent) DryRun() bool {
+	return strings.Contains(e.RequestURI, "dryRun=All")
 }

@@ -76,7 +76,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, job, recreate, approval or pause"
+const stepKinds = "crds, manifests, image, helm, job, recreate, approval or pause"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -115,9 +115,7 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	}
 	if s.Helm != nil {
 		set++
-		// The executor exists (internal/steps/helm) but runs, resume and
-		// rollback do not carry charts yet: refuse rather than half-run.
-		errs = append(errs, field.Forbidden(path.Child("helm"), "helm steps are not available in this version yet; install the chart with a manifests step (helm template) meanwhile"))
+		errs = append(errs, validateHelm(path.Child("helm"), s.Helm, base)...)
 	}
 	switch set {
 	case 0:

@@ -70,6 +70,9 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 	if r != nil && r.Status.Stages[stage].Steps[i].StartedAt != nil {
 		started = r.Status.Stages[stage].Steps[i].StartedAt.Time
 	}
+	if s.Helm != nil {
+		return a.helmExecutor(stage, i)
+	}
 	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), started, a.deps)
 }
 
@@ -88,6 +91,10 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 		}
 		refs = append(refs, t...)
 	}
+	revisions, err := a.helmRevisions(ctx, stage)
+	if err != nil {
+		return a.failed(ctx, err)
+	}
 	snap, err := a.backups.Take(ctx, refs)
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("snapshot: %w", err))
@@ -97,6 +104,7 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
+	ref.HelmReleases = revisions
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 
@@ -145,9 +153,6 @@ func (a *actor) result(ctx context.Context, res step.Result) (engine.Outcome, er
 // A corrupt backup refuses: restoring half a snapshot is worse than none.
 func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
 	ref := r.Status.Stages[stage].Backup
-	if o, err := a.rollbackJobs(ctx, r, stage); err != nil || !o.OK {
-		return o, err
-	}
 	snap, err := a.backups.Load(ctx, *ref)
 	if err != nil {
 		if errors.Is(err, backup.ErrCorrupt) {
@@ -155,12 +160,19 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 		}
 		return a.failed(ctx, fmt.Errorf("load backup: %w", err))
 	}
-	rb, err := a.backups.Restore(ctx, snap, backup.RestoreOptions{ReadyTimeout: a.readyTimeout})
+	released, o, err := a.undoSteps(ctx, r, stage)
+	if err != nil || !o.OK {
+		return o, err
+	}
+	rb, err := a.backups.Restore(ctx, snap, backup.RestoreOptions{ReadyTimeout: a.readyTimeout, Managed: helmManaged(snap, released)})
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("restore: %w", err))
 	}
-	o := engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
+	o = engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
 	var parts []string
+	for _, rel := range released {
+		parts = append(parts, rel.message)
+	}
 	if len(rb.Kept) > 0 {
 		parts = append(parts, "kept "+strings.Join(rb.Kept, "; "))
 	}
@@ -171,33 +183,52 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 	return o, nil
 }
 
-// rollbackJobs runs the down-migrations of the stage's job steps that
-// ran, last first, before the stage's objects are restored: the schema
-// goes back while the old objects are not yet back. A failed one stops
-// the rollback there, with nothing restored, for an operator.
-func (a *actor) rollbackJobs(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
+// undoSteps undoes, last step first, what the snapshot restore cannot:
+// it rolls the stage's Helm releases back to the revisions its backup
+// recorded, and runs the down-migrations of its job steps, before the
+// stage's objects are restored (the schema goes back while the old
+// objects are not yet back). A failure stops the rollback there, with the
+// snapshot not restored, for an operator.
+func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) ([]releaseBack, engine.Outcome, error) {
+	var released []releaseBack
 	steps := a.plan.Plan.Spec.Stages[stage].Steps
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
-		if s.Job == nil || s.Job.RollbackJob == nil || r.Status.Stages[stage].Steps[i].Attempts == 0 {
+		if r.Status.Stages[stage].Steps[i].Attempts == 0 {
+			continue
+		}
+		if s.Helm != nil {
+			msg, err := a.helmRollback(ctx, r.Status.Stages[stage].Backup, s)
+			if err != nil {
+				if ctx.Err() != nil || apiUnavailable(err) {
+					o, err := a.failed(ctx, err)
+					return nil, o, err
+				}
+				return nil, engine.Outcome{Message: fmt.Sprintf("the rollback of step %s's release failed, nothing else restored: %v", s.Name, err)}, nil
+			}
+			released = append(released, releaseBack{release: s.Helm.Release, namespace: s.Helm.Namespace, message: msg})
+			continue
+		}
+		if s.Job == nil || s.Job.RollbackJob == nil {
 			continue
 		}
 		objs := a.plan.Objects[RollbackJobPath(stage, i)]
 		if objs == nil {
-			return engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
+			return nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
 		}
 		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
 		if err != nil {
-			return a.failed(ctx, fmt.Errorf("rollback job of step %s: %w", s.Name, err))
+			o, err := a.failed(ctx, fmt.Errorf("rollback job of step %s: %w", s.Name, err))
+			return nil, o, err
 		}
 		if res.Outcome != step.Succeeded {
 			if ctx.Err() != nil {
-				return engine.Outcome{}, context.Cause(ctx)
+				return nil, engine.Outcome{}, context.Cause(ctx)
 			}
-			return engine.Outcome{Message: fmt.Sprintf("the rollback job of step %s failed, nothing restored: %s", s.Name, res.Message)}, nil
+			return nil, engine.Outcome{Message: fmt.Sprintf("the rollback job of step %s failed, nothing restored: %s", s.Name, res.Message)}, nil
 		}
 	}
-	return engine.Outcome{OK: true}, nil
+	return released, engine.Outcome{OK: true}, nil
 }
 
 // failed turns an executor error into the right thing: when the context

@@ -39,6 +39,8 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 				if rb := p.Objects[RollbackJobPath(i, j)]; rb != nil {
 					pf.objects(ctx, path.Child("job", "rollbackJob"), rb)
 				}
+			case step.Helm != nil:
+				pf.helm(ctx, path.Child("helm"), i, j, step.Helm)
 			case step.Recreate != nil:
 				pf.recreate(ctx, path.Child("recreate"), step.Recreate, p.objectsFor(i, j))
 			}

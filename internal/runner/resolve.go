@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -44,6 +45,20 @@ func SourcePath(stage, step int, s v1alpha1.Step) string {
 	return fmt.Sprintf("spec.stages[%d].steps[%d].%s", stage, step, kind)
 }
 
+// HelmChartPath keys a helm step's chart archive (.tgz bytes).
+func HelmChartPath(stage, step int) string {
+	return fmt.Sprintf("spec.stages[%d].steps[%d].helm.chart", stage, step)
+}
+
+// HelmValuesPath keys a helm step's k-th values file.
+func HelmValuesPath(stage, step, k int) string {
+	return fmt.Sprintf("spec.stages[%d].steps[%d].helm.valuesFiles[%d]", stage, step, k)
+}
+
+// isHelmSource tells the sources that are not Kubernetes objects: charts
+// and values files, kept as bytes.
+func isHelmSource(path string) bool { return strings.Contains(path, ".helm.") }
+
 // RollbackJobPath keys a job step's rollbackJob source.
 func RollbackJobPath(stage, step int) string {
 	return fmt.Sprintf("spec.stages[%d].steps[%d].job.rollbackJob", stage, step)
@@ -69,6 +84,12 @@ func Resolve(ctx context.Context, l *plan.Loaded) (*Resolved, error) {
 	sources := map[string][]byte{}
 	for i, st := range l.Plan.Spec.Stages {
 		for j, s := range st.Steps {
+			if s.Helm != nil {
+				if err := readHelm(ctx, sources, i, j, s.Helm, l.BaseDir); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			src, ok := stepSource(s)
 			if !ok {
 				continue
@@ -96,12 +117,15 @@ func Resolve(ctx context.Context, l *plan.Loaded) (*Resolved, error) {
 func FromSources(p *v1alpha1.UpgradePlan, sources map[string][]byte) (*Resolved, error) {
 	r := &Resolved{Plan: p, Sources: sources, Objects: map[string][]*unstructured.Unstructured{}, SourceDigests: map[string]string{}}
 	for path, b := range sources {
+		r.SourceDigests[path] = source.Digest(b)
+		if isHelmSource(path) {
+			continue
+		}
 		objs, err := source.Decode(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		r.Objects[path] = objs
-		r.SourceDigests[path] = source.Digest(b)
 	}
 	r.Digest = planDigest(p.Spec, r.SourceDigests)
 	return r, nil

@@ -77,3 +77,37 @@ type Gate interface {
 	// (Succeeded) or cannot hold (Failed).
 	Check(ctx context.Context) (Result, error)
 }
+
+// Action is what a preview says a step will do to one object.
+type Action string
+
+const (
+	Create    Action = "create"
+	Update    Action = "update"
+	Unchanged Action = "unchanged"
+	Delete    Action = "delete"
+	Recreate  Action = "recreate"
+	// RunJob: the step runs a Job to completion (the Job is created anew).
+	RunJob Action = "run"
+	// Wait: the step waits (an approval, a pause) and changes nothing.
+	Wait Action = "wait"
+)
+
+// Change is one object in a preview: what will happen to it and, for an
+// update or a create, a unified diff from the live object to the server's
+// dry run of the change (Secret values redacted).
+type Change struct {
+	Ref    Ref    `json:"ref"`
+	Action Action `json:"action"`
+	Diff   string `json:"diff,omitempty"`
+	// Note explains what the diff cannot say: why there is no dry run
+	// (its namespace or kind comes from an earlier step), what re-creates
+	// an object.
+	Note string `json:"note,omitempty"`
+}
+
+// Previewer is an executor that can say, without changing anything, what
+// Run would change.
+type Previewer interface {
+	Preview(ctx context.Context) ([]Change, error)
+}

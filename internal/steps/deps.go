@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 )
 
@@ -21,6 +22,8 @@ type Deps struct {
 	Clientset kubernetes.Interface
 	Waiter    *kube.Waiter
 	Applier   *kube.Applier
+	// Helm runs helm steps and the rollback of their releases.
+	Helm *helmx.Client
 }
 
 // NewDeps builds the clients from a REST config. The RESTMapper caches
@@ -40,7 +43,12 @@ func NewDeps(cfg *rest.Config) (*Deps, error) {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	hc, err := helmx.New(cfg)
+	if err != nil {
+		return nil, err
+	}
 	return &Deps{
+		Helm:      hc,
 		Dynamic:   dyn,
 		Mapper:    mapper,
 		Clientset: cs,

@@ -62,7 +62,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	for _, o := range e.objs {
 		refs = append(refs, kube.ObjectRefOf(kube.RefOf(o)))
 	}
-	if err := waitAll(ctx, e.waiter, refs, b.Left()); err != nil {
+	if err := e.waiter.WaitAllCurrent(ctx, refs, b.Left()); err != nil {
 		return b.Verdict(err)
 	}
 	return step.Success("applied %d objects, all Current", len(e.objs)), nil

@@ -1,12 +1,10 @@
-package manifests
+package kube
 
 import (
 	"context"
 	"errors"
 	"sync"
 	"time"
-
-	"github.com/upshift-dev/upshift/internal/kube"
 )
 
 // maxParallelWaits bounds the watches one step opens at once.
@@ -15,10 +13,10 @@ const maxParallelWaits = 16
 // errOtherFailed stops the remaining waits once one failed.
 var errOtherFailed = errors.New("another object failed")
 
-// waitAll waits until every object is Current, each with timeout. It
+// WaitAllCurrent waits until every object is Current, each with timeout. It
 // returns at the first failure (stopping the other waits) with that wait's
 // error; with several, the first in refs order that was not stopped by it.
-func waitAll(ctx context.Context, w *kube.Waiter, refs []kube.ObjectRef, timeout time.Duration) error {
+func (w *Waiter) WaitAllCurrent(ctx context.Context, refs []ObjectRef, timeout time.Duration) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	errs := make([]error, len(refs))

@@ -1,0 +1,179 @@
+package helmx
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/cli"
+	"helm.sh/helm/v3/pkg/getter"
+	"helm.sh/helm/v3/pkg/registry"
+	"helm.sh/helm/v3/pkg/repo"
+)
+
+// fetchTimeout bounds one download when ctx has no sooner deadline: Helm's
+// getters take no context, only a timeout.
+const fetchTimeout = 2 * time.Minute
+
+// ChartRef says where a chart comes from, as a helm step spells it.
+type ChartRef struct {
+	// Chart is a local directory or archive, an http(s) archive URL, an
+	// oci:// reference, or, with Repo, a chart name.
+	Chart string
+	// Repo is an HTTP chart repository's URL.
+	Repo string
+	// Version is the chart version for repositories (empty: the latest)
+	// and the tag for oci:// references.
+	Version string
+}
+
+func (r ChartRef) String() string {
+	if r.Repo != "" {
+		return fmt.Sprintf("%s from %s", r.Chart, r.Repo)
+	}
+	return r.Chart
+}
+
+// FetchChart returns the chart as a .tgz archive, whatever its source, so
+// a run can save it and any machine can resume with the very same chart.
+// A local path is relative to baseDir; a directory is packaged as
+// `helm package` would. The archive is loaded once to check it.
+func FetchChart(ctx context.Context, ref ChartRef, baseDir string) ([]byte, error) {
+	b, err := fetch(ctx, ref, baseDir)
+	if err != nil {
+		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
+	}
+	if _, err := LoadArchive(b); err != nil {
+		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
+	}
+	return b, nil
+}
+
+func fetch(ctx context.Context, ref ChartRef, baseDir string) ([]byte, error) {
+	timeout, err := effectiveTimeout(ctx, fetchTimeout)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ref.Repo != "":
+		u, err := repo.FindChartInRepoURL(ref.Repo, ref.Chart, ref.Version, "", "", "", getter.All(cli.New()))
+		if err != nil {
+			return nil, err
+		}
+		return httpGet(u, timeout)
+	case strings.HasPrefix(ref.Chart, "oci://"):
+		return pullOCI(ref, timeout)
+	case strings.HasPrefix(ref.Chart, "https://"), strings.HasPrefix(ref.Chart, "http://"):
+		return httpGet(ref.Chart, timeout)
+	default:
+		return readLocal(ref.Chart, baseDir)
+	}
+}
+
+func httpGet(u string, timeout time.Duration) ([]byte, error) {
+	g, err := getter.NewHTTPGetter(getter.WithTimeout(timeout))
+	if err != nil {
+		return nil, err
+	}
+	buf, err := g.Get(u)
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// pullOCI pulls ref's chart layer. A registry on the loopback interface is
+// spoken to over plain HTTP, as Docker treats localhost registries; any
+// other registry needs TLS. Credentials come from Helm's registry config
+// (`helm registry login`).
+func pullOCI(ref ChartRef, timeout time.Duration) ([]byte, error) {
+	opts := []registry.ClientOption{registry.ClientOptHTTPClient(newHTTPClient(timeout))}
+	if loopback(strings.TrimPrefix(ref.Chart, "oci://")) {
+		opts = append(opts, registry.ClientOptPlainHTTP())
+	}
+	c, err := registry.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimPrefix(ref.Chart, "oci://") + ":" + ref.Version
+	res, err := c.Pull(name, registry.PullOptWithChart(true))
+	if err != nil {
+		return nil, err
+	}
+	return res.Chart.Data, nil
+}
+
+// loopback reports whether an OCI reference's host is this machine.
+func loopback(reference string) bool {
+	host := reference
+	if i := strings.IndexByte(host, '/'); i >= 0 {
+		host = host[:i]
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// readLocal reads an archive, or packages a chart directory.
+func readLocal(p, baseDir string) ([]byte, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(baseDir, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return os.ReadFile(p)
+	}
+	ch, err := Load(p)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "upshift-chart-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out, err := chartutil.Save(ch, dir)
+	if err != nil {
+		return nil, fmt.Errorf("package chart %s: %w", p, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	return reproducible(b)
+}
+
+// LoadArchive loads a chart from a .tgz archive's bytes, with Load's checks
+// (dependencies present, not a library chart).
+func LoadArchive(b []byte) (*Chart, error) {
+	ch, err := loader.LoadArchive(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("load chart archive: %w", err)
+	}
+	if err := checkInstallable(ch); err != nil {
+		return nil, fmt.Errorf("load chart %s: %w", ch.Name(), err)
+	}
+	return ch, nil
+}
+
+// newHTTPClient is the registry client's HTTP client: proxies from the
+// environment, and a bound on the whole pull.
+func newHTTPClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+}

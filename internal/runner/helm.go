@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/helmx"
+	"github.com/upshift-dev/upshift/internal/step"
+	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
+)
+
+// readHelm fetches a helm step's chart (as an archive) and reads its
+// values files into sources: the run record keeps them, so any machine can
+// resume the run without the chart's directory, repository or registry.
+func readHelm(ctx context.Context, sources map[string][]byte, stage, step int, h *v1alpha1.HelmStep, base string) error {
+	path := HelmChartPath(stage, step)
+	b, err := helmx.FetchChart(ctx, helmx.ChartRef{Chart: h.Chart, Repo: h.Repo, Version: h.Version}, base)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	sources[path] = b
+	for k, f := range h.ValuesFiles {
+		vp := HelmValuesPath(stage, step, k)
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(base, f)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", vp, err)
+		}
+		sources[vp] = b
+	}
+	return nil
+}
+
+// helmInputs loads a helm step's chart and merges its values from the
+// resolved sources.
+func (r *Resolved) helmInputs(stage, step int) (*helmx.Chart, map[string]any, error) {
+	h := r.Plan.Spec.Stages[stage].Steps[step].Helm
+	b, ok := r.Sources[HelmChartPath(stage, step)]
+	if !ok {
+		return nil, nil, fmt.Errorf("the chart of step %s is not saved with the run: run `upshift apply -f` with the plan", r.Plan.Spec.Stages[stage].Steps[step].Name)
+	}
+	ch, err := helmx.LoadArchive(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files [][]byte
+	for k := range h.ValuesFiles {
+		files = append(files, r.Sources[HelmValuesPath(stage, step, k)])
+	}
+	var inline []byte
+	if h.Values != nil {
+		inline = h.Values.Raw
+	}
+	values, err := helmx.MergeValues(files, inline)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ch, values, nil
+}
+
+// helmExecutor builds a helm step's executor.
+func (a *actor) helmExecutor(stage, i int) (step.Executor, error) {
+	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
+	ch, values, err := a.plan.helmInputs(stage, i)
+	if err != nil {
+		return nil, fmt.Errorf("step %q: %w", s.Name, err)
+	}
+	e, err := helmstep.New(*s.Helm, ch, values, durationOr(s.Timeout, DefaultStepTimeout), a.helmClients())
+	if err != nil {
+		return nil, fmt.Errorf("step %q: %w", s.Name, err)
+	}
+	return e, nil
+}
+
+func (a *actor) helmClients() helmstep.Clients {
+	return helmstep.Clients{Helm: a.deps.Helm, Waiter: a.deps.Waiter, Mapper: a.deps.Mapper}
+}
+
+// helmRevisions records, before a stage changes anything, the revision
+// each of its Helm releases is at.
+func (a *actor) helmRevisions(ctx context.Context, stage int) ([]v1alpha1.HelmRevision, error) {
+	var out []v1alpha1.HelmRevision
+	for _, s := range a.plan.Plan.Spec.Stages[stage].Steps {
+		if s.Helm == nil {
+			continue
+		}
+		rev, err := helmstep.StartingRevision(ctx, a.deps.Helm, s.Helm.Release, s.Helm.Namespace)
+		if err != nil {
+			return nil, fmt.Errorf("read release %s/%s: %w", s.Helm.Namespace, s.Helm.Release, err)
+		}
+		out = append(out, v1alpha1.HelmRevision{Release: s.Helm.Release, Namespace: s.Helm.Namespace, Revision: rev})
+	}
+	return out, nil
+}
+
+// helmRollback returns one release to the revision the stage's backup
+// recorded (uninstalls it when it was not installed).
+func (a *actor) helmRollback(ctx context.Context, ref *v1alpha1.BackupRef, s v1alpha1.Step) (string, error) {
+	for _, hr := range ref.HelmReleases {
+		if hr.Release == s.Helm.Release && hr.Namespace == s.Helm.Namespace {
+			return helmstep.RollbackTo(ctx, a.helmClients(), hr.Release, hr.Namespace, hr.Revision, durationOr(s.Timeout, DefaultStepTimeout))
+		}
+	}
+	return "", fmt.Errorf("the backup records no revision of release %s/%s", s.Helm.Namespace, s.Helm.Release)
+}
+
+// releaseBack is a release a rollback returned to its recorded revision.
+type releaseBack struct {
+	release, namespace string
+	message            string
+}
+
+// helmManaged are the snapshot's objects that belong to a release rolled
+// back already (Helm's ownership annotations): Helm put them back, so the
+// restore only verifies them instead of writing over Helm's work.
+func helmManaged(snap *backup.Snapshot, released []releaseBack) map[step.Ref]bool {
+	if len(released) == 0 {
+		return nil
+	}
+	out := map[step.Ref]bool{}
+	for _, e := range snap.Entries {
+		if e.Object == nil {
+			continue
+		}
+		a := e.Object.GetAnnotations()
+		for _, rel := range released {
+			if a[helmReleaseName] == rel.release && a[helmReleaseNamespace] == rel.namespace {
+				out[e.Ref] = true
+			}
+		}
+	}
+	return out
+}
+
+// The annotations Helm sets on every object of a release.
+const (
+	helmReleaseName      = "meta.helm.sh/release-name"
+	helmReleaseNamespace = "meta.helm.sh/release-namespace"
+)

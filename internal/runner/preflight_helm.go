@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// helm checks a helm step: the chart renders against the cluster, its
+// namespace exists (or the step creates it), and the credentials may keep
+// the release's records (Secrets in its namespace) and write every object
+// the chart renders.
+func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v1alpha1.HelmStep) {
+	what := fmt.Sprintf("%s (release %s/%s)", p, h.Namespace, h.Release)
+	if _, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) && !pf.namespaces[h.Namespace] {
+		if !h.CreateNamespace {
+			pf.errs = append(pf.errs, field.NotFound(p.Child("namespace"), h.Namespace+": create it in an earlier step, or set createNamespace: true"))
+			return
+		}
+		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", what)
+	}
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	for _, verb := range []string{"get", "list", "create", "update", "delete"} {
+		pf.need(verb, secrets, h.Namespace, what+": the release's records")
+	}
+	a := &actor{plan: pf.p, deps: pf.s.deps}
+	ex, err := a.helmExecutor(stage, i)
+	if err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, err.Error()))
+		return
+	}
+	refs, err := ex.Targets(ctx)
+	if err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, "does not render: "+err.Error()))
+		return
+	}
+	for _, r := range refs {
+		gvk := r.GroupVersionKind()
+		gvr, _, ok := pf.resource(ctx, p.Child("chart"), gvk)
+		if !ok {
+			continue
+		}
+		obj := fmt.Sprintf("%s (%s)", what, r)
+		for _, verb := range []string{"get", "list", "watch", "create", "patch", "update", "delete"} {
+			pf.need(verb, gvr, r.Namespace, obj)
+		}
+		pf.workloadReads(gvk, r.Namespace, obj)
+	}
+}

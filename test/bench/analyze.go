@@ -1,0 +1,148 @@
+//go:build bench
+
+package bench
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/upshift-dev/upshift/internal/localcluster"
+)
+
+// window is the audit events of one client between two instants.
+type window struct {
+	user       string
+	start, end time.Time
+}
+
+func (w window) events(all []localcluster.AuditEvent) []localcluster.AuditEvent {
+	var out []localcluster.AuditEvent
+	for _, e := range all {
+		if e.User.Username == w.user && !e.RequestReceivedTimestamp.Before(w.start) && !e.RequestReceivedTimestamp.After(w.end) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// span is the time from a client's first request to its last response.
+func span(evs []localcluster.AuditEvent) time.Duration {
+	if len(evs) == 0 {
+		return 0
+	}
+	first, last := evs[0].RequestReceivedTimestamp, evs[0].StageTimestamp
+	for _, e := range evs {
+		if e.RequestReceivedTimestamp.Before(first) {
+			first = e.RequestReceivedTimestamp
+		}
+		if e.StageTimestamp.After(last) {
+			last = e.StageTimestamp
+		}
+	}
+	return last.Sub(first)
+}
+
+// objectKey names an audited object without its subresource.
+func objectKey(e localcluster.AuditEvent) string {
+	r := e.ObjectRef
+	if r == nil || r.Name == "" {
+		return ""
+	}
+	return r.APIGroup + "/" + r.Resource + " " + r.Namespace + "/" + r.Name
+}
+
+// rollout is one object a tool changed and its controller then worked on:
+// from the tool's first write to it to the controller's last status
+// update of it.
+type rollout struct {
+	object     string
+	start, end time.Time
+}
+
+// rollouts finds, in one tool's run, every object the tool wrote whose
+// status another client then updated: the workloads, Jobs and CRDs whose
+// own progress the tool waited for.
+func rollouts(all []localcluster.AuditEvent, tool window) []rollout {
+	firstWrite := map[string]time.Time{}
+	for _, e := range tool.events(all) {
+		k := objectKey(e)
+		if !e.IsWrite() || k == "" || e.ObjectRef.Subresource != "" || e.ObjectRef.Resource == "secrets" || e.ObjectRef.Resource == "leases" {
+			continue
+		}
+		if _, ok := firstWrite[k]; !ok {
+			firstWrite[k] = e.RequestReceivedTimestamp
+		}
+	}
+	lastStatus := map[string]time.Time{}
+	for _, e := range all {
+		if e.User.Username == tool.user || !e.IsWrite() || e.ObjectRef == nil || e.ObjectRef.Subresource != "status" {
+			continue
+		}
+		if e.RequestReceivedTimestamp.Before(tool.start) || e.RequestReceivedTimestamp.After(tool.end) {
+			continue
+		}
+		k := objectKey(e)
+		if w, ok := firstWrite[k]; ok && e.StageTimestamp.After(w) {
+			lastStatus[k] = e.StageTimestamp
+		}
+	}
+	var out []rollout
+	for k, end := range lastStatus {
+		out = append(out, rollout{object: k, start: firstWrite[k], end: end})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+	return out
+}
+
+// busy is the length of the union of the rollouts' intervals: the time
+// during which at least one changed object was still converging. With the
+// plan's order of steps it is the critical path of the rollouts
+// themselves, the least any tool following that order can take.
+func busy(rs []rollout) time.Duration {
+	var total time.Duration
+	var curStart, curEnd time.Time
+	for i, r := range rs {
+		if i == 0 || r.start.After(curEnd) {
+			total += curEnd.Sub(curStart)
+			curStart, curEnd = r.start, r.end
+			continue
+		}
+		if r.end.After(curEnd) {
+			curEnd = r.end
+		}
+	}
+	return total + curEnd.Sub(curStart)
+}
+
+// reactions are, for each rollout's end, how long until the tool's next
+// write (a step starting, or its progress saved).
+func reactions(all []localcluster.AuditEvent, tool window, rs []rollout) []time.Duration {
+	var writes []time.Time
+	for _, e := range tool.events(all) {
+		if e.IsWrite() {
+			writes = append(writes, e.RequestReceivedTimestamp)
+		}
+	}
+	slices.SortFunc(writes, func(a, b time.Time) int { return a.Compare(b) })
+	var out []time.Duration
+	for _, r := range rs {
+		i, _ := slices.BinarySearchFunc(writes, r.end, func(a, b time.Time) int { return a.Compare(b) })
+		if i < len(writes) {
+			out = append(out, writes[i].Sub(r.end))
+		}
+	}
+	return out
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s)-1)*p + 0.5)
+	return s[i]
+}
+
+func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
