@@ -44,6 +44,6 @@ func (k *kubeFlags) restConfig() (*rest.Config, error) {
 		}
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
-	cfg.QPS, cfg.Burst = 50, 100 // waits are watch-driven; bursts come from backups and applies
+	cfg.QPS, cfg.Burst = 50, 300 // as kubectl: waits are watch-driven; bursts come from preflight, backups and applies
 	return cfg, nil
 }

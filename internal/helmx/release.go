@@ -74,6 +74,10 @@ type UpgradeOptions struct {
 	RollbackOnFailure bool
 	// CreateNamespace creates the namespace on install when it is missing.
 	CreateNamespace bool
+	// SkipSchemaValidation skips Helm's check of the rendered objects
+	// against the cluster's OpenAPI schemas (the API server still validates
+	// each write): for a chart and values validated already by Render.
+	SkipSchemaValidation bool
 	// PostRenderer, when set, edits the rendered manifests before they are
 	// sent to the cluster (e.g. to leave out webhook configurations on the
 	// local cluster).
@@ -162,6 +166,7 @@ func (c *Client) InstallOrUpgrade(ctx context.Context, name, namespace string, c
 		in.Timeout = timeout
 		in.Atomic = opts.RollbackOnFailure
 		in.CreateNamespace = opts.CreateNamespace
+		in.DisableOpenAPIValidation = opts.SkipSchemaValidation
 		in.PostRenderer = opts.PostRenderer
 		rel, runErr = in.RunWithContext(ctx, ch, values)
 	} else {
@@ -170,6 +175,7 @@ func (c *Client) InstallOrUpgrade(ctx context.Context, name, namespace string, c
 		up.Install = true
 		up.Namespace = namespace
 		up.ResetValues = true
+		up.DisableOpenAPIValidation = opts.SkipSchemaValidation
 		up.Wait = opts.Wait
 		up.Timeout = timeout
 		up.Atomic = opts.RollbackOnFailure

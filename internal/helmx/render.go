@@ -60,7 +60,9 @@ func deployedOf(r *release.Release) Deployed {
 // Render renders the chart as the release would be installed or upgraded
 // now, against the cluster's API versions and with its lookups, without
 // changing anything (Helm's server-side dry run). It returns the manifest.
-func (c *Client) Render(ctx context.Context, name, namespace string, ch *Chart, values map[string]any) (string, error) {
+// With validate, Helm also checks every object against the cluster's
+// OpenAPI schemas, which costs a download of them.
+func (c *Client) Render(ctx context.Context, name, namespace string, ch *Chart, values map[string]any, validate bool) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -80,6 +82,7 @@ func (c *Client) Render(ctx context.Context, name, namespace string, ch *Chart, 
 	in.DryRunOption = "server"
 	in.Replace = true
 	in.IsUpgrade = exists // .Release.IsUpgrade, and no conflict check against its own objects
+	in.DisableOpenAPIValidation = !validate
 	rel, err := in.RunWithContext(ctx, ch, values)
 	if err != nil {
 		return "", fmt.Errorf("helm render %s/%s: %w", namespace, name, err)

@@ -64,7 +64,7 @@ func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*
 	}
 	go inf.RunWithContext(s.ctx)
 	go func() {
-		if cache.WaitForCacheSync(s.ctx.Done(), inf.HasSynced) {
+		if WaitSynced(s.ctx, inf.HasSynced) {
 			s.poke()
 		}
 	}()

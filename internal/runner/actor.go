@@ -160,7 +160,7 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 		}
 		return a.failed(ctx, fmt.Errorf("load backup: %w", err))
 	}
-	released, o, err := a.undoSteps(ctx, r, stage)
+	released, undone, o, err := a.undoSteps(ctx, r, stage)
 	if err != nil || !o.OK {
 		return o, err
 	}
@@ -170,9 +170,7 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 	}
 	o = engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
 	var parts []string
-	for _, rel := range released {
-		parts = append(parts, rel.message)
-	}
+	parts = append(parts, undone...)
 	if len(rb.Kept) > 0 {
 		parts = append(parts, "kept "+strings.Join(rb.Kept, "; "))
 	}
@@ -189,8 +187,9 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 // stage's objects are restored (the schema goes back while the old
 // objects are not yet back). A failure stops the rollback there, with the
 // snapshot not restored, for an operator.
-func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) ([]releaseBack, engine.Outcome, error) {
+func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) ([]releaseBack, []string, engine.Outcome, error) {
 	var released []releaseBack
+	var undone []string // what was done, for the stage's message
 	steps := a.plan.Plan.Spec.Stages[stage].Steps
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
@@ -202,11 +201,12 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 			if err != nil {
 				if ctx.Err() != nil || apiUnavailable(err) {
 					o, err := a.failed(ctx, err)
-					return nil, o, err
+					return nil, nil, o, err
 				}
-				return nil, engine.Outcome{Message: fmt.Sprintf("the rollback of step %s's release failed, nothing else restored: %v", s.Name, err)}, nil
+				return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollback of step %s's release failed, nothing else restored: %v", s.Name, err)}, nil
 			}
-			released = append(released, releaseBack{release: s.Helm.Release, namespace: s.Helm.Namespace, message: msg})
+			released = append(released, releaseBack{release: s.Helm.Release, namespace: s.Helm.Namespace})
+			undone = append(undone, msg)
 			continue
 		}
 		if s.Job == nil || s.Job.RollbackJob == nil {
@@ -214,21 +214,22 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 		}
 		objs := a.plan.Objects[RollbackJobPath(stage, i)]
 		if objs == nil {
-			return nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
+			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
 		}
 		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
 		if err != nil {
 			o, err := a.failed(ctx, fmt.Errorf("rollback job of step %s: %w", s.Name, err))
-			return nil, o, err
+			return nil, nil, o, err
 		}
 		if res.Outcome != step.Succeeded {
 			if ctx.Err() != nil {
-				return nil, engine.Outcome{}, context.Cause(ctx)
+				return nil, nil, engine.Outcome{}, context.Cause(ctx)
 			}
-			return nil, engine.Outcome{Message: fmt.Sprintf("the rollback job of step %s failed, nothing restored: %s", s.Name, res.Message)}, nil
+			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollback job of step %s failed, nothing restored: %s", s.Name, res.Message)}, nil
 		}
+		undone = append(undone, "rollback job: "+res.Message)
 	}
-	return released, engine.Outcome{OK: true}, nil
+	return released, undone, engine.Outcome{OK: true}, nil
 }
 
 // failed turns an executor error into the right thing: when the context

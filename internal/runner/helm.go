@@ -113,7 +113,6 @@ func (a *actor) helmRollback(ctx context.Context, ref *v1alpha1.BackupRef, s v1a
 // releaseBack is a release a rollback returned to its recorded revision.
 type releaseBack struct {
 	release, namespace string
-	message            string
 }
 
 // helmManaged are the snapshot's objects that belong to a release rolled

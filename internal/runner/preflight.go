@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	authv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -333,12 +334,25 @@ func (pf *preflight) reviewAccess(ctx context.Context) {
 		}
 		return a.verb < b.verb
 	})
-	for _, k := range keys {
-		resName, sub, _ := strings.Cut(k.gvr.Resource, "/") // pods/log: a subresource
-		review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
-			Verb: k.verb, Group: k.gvr.Group, Resource: resName, Subresource: sub, Namespace: k.namespace,
-		}}}
-		res, err := pf.s.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	// The reviews are independent: ask them side by side, report in order.
+	allowed := make([]bool, len(keys))
+	errs := make([]error, len(keys))
+	var g errgroup.Group
+	g.SetLimit(maxParallelReviews)
+	for i, k := range keys {
+		g.Go(func() error {
+			resName, sub, _ := strings.Cut(k.gvr.Resource, "/") // pods/log: a subresource
+			review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
+				Verb: k.verb, Group: k.gvr.Group, Resource: resName, Subresource: sub, Namespace: k.namespace,
+			}}}
+			res, err := pf.s.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			errs[i] = err
+			allowed[i] = err == nil && res.Status.Allowed
+			return nil
+		})
+	}
+	_ = g.Wait() // the reviews report through errs
+	for i, k := range keys {
 		where := "cluster-wide"
 		if k.namespace != "" {
 			where = "in namespace " + k.namespace
@@ -348,16 +362,20 @@ func (pf *preflight) reviewAccess(ctx context.Context) {
 			resource += "." + k.gvr.Group
 		}
 		whats := pf.access[k]
-		if err != nil {
-			pf.errs = append(pf.errs, field.InternalError(field.NewPath(whats[0]), fmt.Errorf("access review for %s %s: %w", k.verb, resource, err)))
+		if errs[i] != nil {
+			pf.errs = append(pf.errs, field.InternalError(field.NewPath(whats[0]), fmt.Errorf("access review for %s %s: %w", k.verb, resource, errs[i])))
 			continue
 		}
-		if !res.Status.Allowed {
+		if !allowed[i] {
 			pf.errs = append(pf.errs, &field.Error{Type: field.ErrorTypeForbidden, Field: whats[0],
 				Detail: fmt.Sprintf("these credentials may not %s %s %s (needed by %d item(s)); grant it, e.g. with a Role/ClusterRole, or use other credentials", k.verb, resource, where, len(whats))})
 		}
 	}
 }
+
+// maxParallelReviews bounds the access reviews in flight: a plan needs
+// about a hundred, and one at a time they cost a round trip each.
+const maxParallelReviews = 8
 
 func join(namespace, name string) string {
 	if namespace == "" {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 )
 
 // helm checks a helm step: the chart renders against the cluster, its
@@ -33,6 +34,10 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 	ex, err := a.helmExecutor(stage, i)
 	if err != nil {
 		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, err.Error()))
+		return
+	}
+	if err := ex.(*helmstep.Executor).Validate(ctx); err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, "does not render: "+err.Error()))
 		return
 	}
 	refs, err := ex.Targets(ctx)

@@ -3,8 +3,10 @@
 package bench
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
@@ -31,16 +33,26 @@ func span(evs []localcluster.AuditEvent) time.Duration {
 	if len(evs) == 0 {
 		return 0
 	}
-	first, last := evs[0].RequestReceivedTimestamp, evs[0].StageTimestamp
+	first, last := evs[0].RequestReceivedTimestamp, done(evs[0])
 	for _, e := range evs {
 		if e.RequestReceivedTimestamp.Before(first) {
 			first = e.RequestReceivedTimestamp
 		}
-		if e.StageTimestamp.After(last) {
-			last = e.StageTimestamp
+		if done(e).After(last) {
+			last = done(e)
 		}
 	}
 	return last.Sub(first)
+}
+
+// done is when a request was answered. A watch's audit event completes
+// when the watch closes, often only when the client exits: its answer
+// began when it was received.
+func done(e localcluster.AuditEvent) time.Time {
+	if e.Verb == "watch" {
+		return e.RequestReceivedTimestamp
+	}
+	return e.StageTimestamp
 }
 
 // objectKey names an audited object without its subresource.
@@ -146,3 +158,61 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
+
+// gaps are the stretches of a tool's run when no rollout was under way:
+// the tool's own overhead. Each is described by the requests made in it.
+func gaps(all []localcluster.AuditEvent, tool window, rs []rollout) []string {
+	evs := tool.events(all)
+	if len(evs) == 0 {
+		return nil
+	}
+	var out []string
+	cur := evs[0].RequestReceivedTimestamp
+	describe := func(from, to time.Time) {
+		if to.Sub(from) < 20*time.Millisecond {
+			return
+		}
+		count := map[string]int{}
+		for _, e := range evs {
+			if !e.RequestReceivedTimestamp.Before(from) && e.RequestReceivedTimestamp.Before(to) {
+				k := e.Verb
+				if e.ObjectRef != nil {
+					k += " " + e.ObjectRef.Resource
+					if e.ObjectRef.Subresource != "" {
+						k += "/" + e.ObjectRef.Subresource
+					}
+				}
+				count[k]++
+			}
+		}
+		if to.Sub(from) > 200*time.Millisecond {
+			for _, e := range evs {
+				if !e.RequestReceivedTimestamp.Before(from) && e.RequestReceivedTimestamp.Before(to) {
+					out = append(out, fmt.Sprintf("    +%s %s %s (%s)", e.RequestReceivedTimestamp.Sub(evs[0].RequestReceivedTimestamp).Round(time.Millisecond), e.Verb, e.Object(), e.StageTimestamp.Sub(e.RequestReceivedTimestamp).Round(time.Millisecond)))
+				}
+			}
+		}
+		var parts []string
+		for k, n := range count {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(parts)
+		out = append(out, fmt.Sprintf("+%s %s idle: %s", from.Sub(evs[0].RequestReceivedTimestamp).Round(time.Millisecond), to.Sub(from).Round(time.Millisecond), strings.Join(parts, ", ")))
+	}
+	for _, r := range rs {
+		if r.start.After(cur) {
+			describe(cur, r.start)
+		}
+		if r.end.After(cur) {
+			cur = r.end
+		}
+	}
+	end := cur
+	for _, e := range evs {
+		if done(e).After(end) {
+			end = done(e)
+		}
+	}
+	describe(cur, end)
+	return out
+}

@@ -25,6 +25,7 @@ import (
 
 var (
 	runs       = flag.Int("runs", 5, "runs of each tool")
+	timeline   = flag.Bool("timeline", false, "log when each tool was neither waiting on a rollout nor done, and what it asked the API server then")
 	readyDelay = flag.Duration("pod-ready-delay", 500*time.Millisecond, "kwok's pinned delay before a pod is Ready")
 )
 
@@ -124,6 +125,18 @@ func runOnce(t *testing.T, root, bin, tool string, i int) measured {
 	rs := rollouts(events, whole)
 	m.limit = busy(rs)
 	m.reactions = reactions(events, whole, rs)
+	if *timeline {
+		for i, r := range rs {
+			if i < len(m.reactions) {
+				t.Logf("%s rollout %s took %s, next write %s later", tool, r.object, r.end.Sub(r.start).Round(time.Millisecond), m.reactions[i].Round(time.Millisecond))
+			}
+		}
+		for _, w := range windows {
+			for _, g := range gaps(events, w, rs) {
+				t.Logf("%s %s", tool, g)
+			}
+		}
+	}
 	return m
 }
 

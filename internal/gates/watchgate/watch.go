@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/klog/v2"
 
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/step"
@@ -97,7 +98,7 @@ func Until[T any](ctx context.Context, timeout time.Duration, l Lister, objType 
 		last = judge(objs, first)
 		return last.Done, nil
 	}
-	_, err := watchtools.UntilWithSync(ctx, lw, objType,
+	err := untilWithSync(ctx, lw, objType,
 		func(s cache.Store) (bool, error) { store = s; return look(true) },
 		func(watch.Event) (bool, error) { return look(false) })
 	switch cause := context.Cause(ctx); {
@@ -170,4 +171,21 @@ func Selecting[L runtime.Object](what, selector string,
 			return watchFn(ctx, o)
 		},
 	}
+}
+
+// untilWithSync is watchtools.UntilWithSync with a fast wait for the
+// informer's initial list (kube.WaitSynced): client-go's polls every
+// 100 ms, which every gate would pay.
+func untilWithSync(ctx context.Context, lw cache.ListerWatcher, objType runtime.Object, precondition watchtools.PreconditionFunc, condition watchtools.ConditionFunc) error {
+	indexer, informer, watcher, done := watchtools.NewIndexerInformerWatcherWithLogger(klog.FromContext(ctx), lw, objType)
+	defer func() { <-done }() // the informer stops before the list-watch's clients go away
+	defer watcher.Stop()
+	if !kube.WaitSynced(ctx, informer.HasSynced) {
+		return fmt.Errorf("unable to sync caches: %w", ctx.Err())
+	}
+	if ok, err := precondition(indexer); err != nil || ok {
+		return err
+	}
+	_, err := watchtools.UntilWithoutRetry(ctx, watcher, condition)
+	return err
 }

@@ -47,11 +47,19 @@ func New(spec v1alpha1.HelmStep, ch *helmx.Chart, values map[string]any, timeout
 	return &Executor{spec: spec, chart: ch, values: values, timeout: timeout, Clients: c}, nil
 }
 
+// Validate renders the chart with the step's values against the cluster
+// and checks every object against its schemas: what preflight asks before
+// any stage runs, so Targets and Run need not ask again.
+func (e *Executor) Validate(ctx context.Context) error {
+	_, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, true)
+	return err
+}
+
 // Targets are the objects of the release's latest revision and of the
 // chart rendered with the step's values: what the upgrade may change,
 // create or delete.
 func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
-	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values)
+	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +123,8 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	res, err := e.Helm.InstallOrUpgrade(b.Context(), rel, ns, e.chart, e.values, helmx.UpgradeOptions{
 		Timeout:         b.Left(),
 		CreateNamespace: e.spec.CreateNamespace,
+		// Preflight validated this chart and these values (Validate).
+		SkipSchemaValidation: true,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

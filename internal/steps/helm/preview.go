@@ -19,7 +19,7 @@ var _ step.Previewer = (*Executor)(nil)
 // with the step's values (Helm's own dry run), object by object: what the
 // upgrade creates, changes and deletes.
 func (e *Executor) Preview(ctx context.Context) ([]step.Change, error) {
-	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values)
+	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ func TestDemo(t *testing.T) {
 		"step proxy failed",
 		"rolled back data-plane, addons, schema, control-plane, crds; restore verified",
 		"release demo-system/demo-addon rolled back to revision 2",
+		"rollback job: job demo-system/demo-migrate-2-0-0-down completed",
 		"exit code 4: waiting for approval",
 		"approved step approve of run demo-1.1.0",
 		"job demo-system/demo-migrate-2-0-0 completed",
