@@ -59,26 +59,35 @@ func (e *Executor) Validate(ctx context.Context) error {
 // chart rendered with the step's values: what the upgrade may change,
 // create or delete.
 func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
-	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
-	if err != nil {
-		return nil, err
-	}
-	next, err := objectsOf(rendered, e.spec.Namespace, e.Mapper)
-	if err != nil {
-		return nil, err
-	}
-	latest, err := e.Helm.Latest(ctx, e.spec.Release, e.spec.Namespace)
-	switch {
-	case errors.Is(err, helmx.ErrReleaseNotFound):
-		return refsOf(next), nil
-	case err != nil:
-		return nil, err
-	}
-	now, err := objectsOf(latest.Manifest, e.spec.Namespace, e.Mapper)
+	now, next, _, err := e.manifests(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return refsOf(now, next), nil
+}
+
+// manifests are the objects of the release's latest revision (none when
+// it is not installed, latest then nil) and those of the chart rendered
+// with the step's values.
+func (e *Executor) manifests(ctx context.Context) (now, next []*unstructured.Unstructured, latest *helmx.Deployed, err error) {
+	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if next, err = objectsOf(rendered, e.spec.Namespace, e.Mapper); err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := e.Helm.Latest(ctx, e.spec.Release, e.spec.Namespace)
+	switch {
+	case errors.Is(err, helmx.ErrReleaseNotFound):
+		return nil, next, nil, nil
+	case err != nil:
+		return nil, nil, nil, err
+	}
+	if now, err = objectsOf(l.Manifest, e.spec.Namespace, e.Mapper); err != nil {
+		return nil, nil, nil, err
+	}
+	return now, next, &l, nil
 }
 
 // Run installs or upgrades the release, then waits until its objects are

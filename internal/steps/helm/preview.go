@@ -2,12 +2,10 @@ package helm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/preview"
 	"github.com/upshift-dev/upshift/internal/step"
@@ -19,25 +17,12 @@ var _ step.Previewer = (*Executor)(nil)
 // with the step's values (Helm's own dry run), object by object: what the
 // upgrade creates, changes and deletes.
 func (e *Executor) Preview(ctx context.Context) ([]step.Change, error) {
-	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
+	now, next, latest, err := e.manifests(ctx)
 	if err != nil {
 		return nil, err
 	}
-	next, err := objectsOf(rendered, e.spec.Namespace, e.Mapper)
-	if err != nil {
-		return nil, err
-	}
-	var now []*unstructured.Unstructured
 	note := fmt.Sprintf("release %s/%s: not installed", e.spec.Namespace, e.spec.Release)
-	latest, err := e.Helm.Latest(ctx, e.spec.Release, e.spec.Namespace)
-	switch {
-	case errors.Is(err, helmx.ErrReleaseNotFound):
-	case err != nil:
-		return nil, err
-	default:
-		if now, err = objectsOf(latest.Manifest, e.spec.Namespace, e.Mapper); err != nil {
-			return nil, err
-		}
+	if latest != nil {
 		note = fmt.Sprintf("release %s/%s: revision %d (chart %s %s) to chart %s %s",
 			e.spec.Namespace, e.spec.Release, latest.Revision, latest.Chart, latest.ChartVersion, e.chart.Name(), e.chart.Metadata.Version)
 	}
