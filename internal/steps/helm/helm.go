@@ -166,11 +166,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 // wait waits until objs are Current; a failing object or the timeout is a
 // Failed result.
 func (e *Executor) wait(ctx context.Context, b *budget.Budget, objs []*unstructured.Unstructured) (step.Result, error) {
-	refs := make([]kube.ObjectRef, 0, len(objs))
-	for _, o := range objs {
-		refs = append(refs, kube.ObjectRefOf(kube.RefOf(o)))
-	}
-	if err := e.Waiter.WaitAllCurrent(ctx, refs, b.Left()); err != nil {
+	if err := waitAll(ctx, e.Waiter, objs, b.Left()); err != nil {
 		return b.Verdict(err)
 	}
 	return step.Success(""), nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 )
@@ -76,16 +78,22 @@ func RollbackTo(ctx context.Context, c Clients, release, namespace string, revis
 		namespace, release, revision, info.Revision, target.Chart, target.ChartVersion), nil
 }
 
+// waitCurrent waits until the objects of a release manifest are Current.
 func waitCurrent(ctx context.Context, c Clients, namespace, manifest string, timeout time.Duration) error {
 	objs, err := objectsOf(manifest, namespace, c.Mapper)
 	if err != nil {
 		return err
 	}
+	return waitAll(ctx, c.Waiter, objs, timeout)
+}
+
+// waitAll waits until every object is Current.
+func waitAll(ctx context.Context, w *kube.Waiter, objs []*unstructured.Unstructured, timeout time.Duration) error {
 	refs := make([]kube.ObjectRef, 0, len(objs))
 	for _, o := range objs {
 		refs = append(refs, kube.ObjectRefOf(kube.RefOf(o)))
 	}
-	return c.Waiter.WaitAllCurrent(ctx, refs, timeout)
+	return w.WaitAllCurrent(ctx, refs, timeout)
 }
 
 // sameContent: both revisions deploy the same chart version, values and
