@@ -115,7 +115,7 @@ func (e *env) waitCurrent(t *testing.T, r step.Ref) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.WaitCurrent(ctx(t), kube.ObjectRefOf(r), time.Minute); err != nil {
+	if _, err := w.WaitCurrent(ctx(t), r, time.Minute); err != nil {
 		t.Fatalf("wait for %s: %v", r, err)
 	}
 }

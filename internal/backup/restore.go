@@ -330,7 +330,7 @@ func (c *Client) waitCurrent(ctx context.Context, entries []Entry, timeout time.
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			_, err := c.waiter.WaitCurrent(ctx, kube.ObjectRefOf(e.Ref), timeout)
+			_, err := c.waiter.WaitCurrent(ctx, e.Ref, timeout)
 			var nr *kube.NotReadyError
 			switch {
 			case err == nil:

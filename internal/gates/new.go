@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/gates/http"
 	"github.com/upshift-dev/upshift/internal/gates/nodesready"
 	"github.com/upshift-dev/upshift/internal/gates/podsrunning"
 	"github.com/upshift-dev/upshift/internal/gates/pvcsbound"
 	"github.com/upshift-dev/upshift/internal/gates/ready"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps"
 )
 
 // DefaultTimeout bounds a gate whose plan sets no timeout.
@@ -23,7 +23,7 @@ var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, pod
 
 // New builds the check of one gate. timeout is the gate's timeout; zero
 // means DefaultTimeout. An http gate's own timeout, if set, wins.
-func New(g v1alpha1.Gate, timeout time.Duration, d *steps.Deps) (step.Gate, error) {
+func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}

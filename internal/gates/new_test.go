@@ -12,13 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/gates/ready"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps"
 )
 
 func TestNew(t *testing.T) {
-	d := &steps.Deps{}
+	d := &clients.Set{}
 	readyGate := &v1alpha1.ReadyGate{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web"}
 	httpGate := &v1alpha1.HTTPGate{URL: "http://127.0.0.1:1/healthz"}
 	for _, tt := range []struct {
@@ -45,7 +45,7 @@ func TestNewPassesTheGateTimeout(t *testing.T) {
 		w.WriteHeader(nethttp.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	g, err := New(v1alpha1.Gate{HTTP: &v1alpha1.HTTPGate{URL: srv.URL, Interval: &metav1.Duration{Duration: 100 * time.Millisecond}}}, 500*time.Millisecond, &steps.Deps{})
+	g, err := New(v1alpha1.Gate{HTTP: &v1alpha1.HTTPGate{URL: srv.URL, Interval: &metav1.Duration{Duration: 100 * time.Millisecond}}}, 500*time.Millisecond, &clients.Set{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // FieldManager is the server-side apply field manager of everything
@@ -102,7 +100,7 @@ func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dry
 
 // Get reads the object ref names, retrying transient errors. A missing
 // object is returned at once as a NotFound error (apierrors.IsNotFound).
-func (a *Applier) Get(ctx context.Context, ref step.Ref) (*unstructured.Unstructured, error) {
+func (a *Applier) Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
 	var out *unstructured.Unstructured
 	err := a.retry(ctx, func() error {
 		ri, err := a.resource(ref)
@@ -119,13 +117,8 @@ func (a *Applier) Get(ctx context.Context, ref step.Ref) (*unstructured.Unstruct
 }
 
 // RefOf names an object.
-func RefOf(obj *unstructured.Unstructured) step.Ref {
-	return step.Ref{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
-}
-
-// ObjectRefOf turns a step's Ref into what the Waiter waits for.
-func ObjectRefOf(r step.Ref) ObjectRef {
-	return ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+func RefOf(obj *unstructured.Unstructured) ObjectRef {
+	return ObjectRef{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
 // resourceClient is a dynamic client for one object's resource.
@@ -134,7 +127,7 @@ type resourceClient struct {
 	namespaced bool
 }
 
-func (a *Applier) resource(ref step.Ref) (resourceClient, error) {
+func (a *Applier) resource(ref ObjectRef) (resourceClient, error) {
 	m, err := a.mapping(ref.GroupVersionKind())
 	if err != nil {
 		return resourceClient{}, err

@@ -24,7 +24,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
-	"github.com/upshift-dev/upshift/internal/step"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -118,7 +117,7 @@ func TestApplyCreatesUpdatesAndTakesOver(t *testing.T) {
 	}
 
 	// A fetched object (stale resourceVersion, managedFields) re-applies.
-	fetched, err := e.a.Get(ctx, step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "cfg"})
+	fetched, err := e.a.Get(ctx, ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "cfg"})
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
@@ -156,7 +155,7 @@ func TestApplyPermanentErrorsAreNotRetried(t *testing.T) {
 	if _, err := e.a.Apply(ctx, bad); !apierrors.IsInvalid(err) {
 		t.Errorf("Apply of an invalid name = %v, want Invalid", err)
 	}
-	if _, err := e.a.Get(ctx, step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "missing"}); !apierrors.IsNotFound(err) {
+	if _, err := e.a.Get(ctx, ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "missing"}); !apierrors.IsNotFound(err) {
 		t.Errorf("Get of a missing object = %v, want NotFound", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -251,11 +250,11 @@ func TestRefOf(t *testing.T) {
 	u.SetKind("Deployment")
 	u.SetNamespace("demo")
 	u.SetName("web")
-	want := step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web"}
+	want := ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web"}
 	if got := RefOf(u); got != want {
 		t.Errorf("RefOf = %+v, want %+v", got, want)
 	}
-	if got := ObjectRefOf(want); got.String() != "deployment demo/web" {
-		t.Errorf("ObjectRefOf(...).String() = %q", got.String())
+	if got := want.String(); got != "deployment demo/web" {
+		t.Errorf("String() = %q", got)
 	}
 }

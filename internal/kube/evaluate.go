@@ -34,7 +34,7 @@ var podWorkloads = map[string]bool{
 // podFailure), and Jobs are judged by evaluateJob. A bare Pod gets the
 // same pod checks.
 func Evaluate(obj *unstructured.Unstructured, rel Related) Health {
-	desc := describe(obj.GetKind(), obj.GetNamespace(), obj.GetName())
+	desc := RefOf(obj).String()
 	res, err := status.Compute(obj)
 	if err != nil {
 		return Health{Status: status.UnknownStatus, Message: fmt.Sprintf("%s: compute status: %v", desc, err)}

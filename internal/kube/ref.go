@@ -5,25 +5,12 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/upshift-dev/upshift/internal/object"
 )
 
 // ObjectRef names one object to wait for.
-type ObjectRef struct {
-	APIVersion string // e.g. "apps/v1"
-	Kind       string // e.g. "Deployment"
-	Namespace  string // empty for cluster-scoped kinds
-	Name       string
-}
-
-// GroupVersionKind parses APIVersion and Kind.
-func (r ObjectRef) GroupVersionKind() schema.GroupVersionKind {
-	return schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
-}
-
-// String is the form used in messages: "deployment demo/web".
-func (r ObjectRef) String() string {
-	return describe(r.Kind, r.Namespace, r.Name)
-}
+type ObjectRef = object.Ref
 
 // SelectorRef names every object of a kind that matches a label selector.
 type SelectorRef struct {
@@ -45,13 +32,4 @@ func (r SelectorRef) String() string {
 		s += " in " + r.Namespace
 	}
 	return s
-}
-
-// describe renders kind and name the way messages show them.
-func describe(kind, namespace, name string) string {
-	k := strings.ToLower(kind)
-	if namespace == "" {
-		return k + " " + name
-	}
-	return k + " " + namespace + "/" + name
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -31,7 +32,7 @@ type actor struct {
 	poll    time.Duration // how often approvals are looked for
 	noWait  bool          // approval and pause stop the run instead of waiting
 	plan    *Resolved
-	deps    *steps.Deps
+	deps    *clients.Set
 	backups *backup.Client
 	// readyTimeout bounds the wait for restored workloads.
 	readyTimeout time.Duration

@@ -11,10 +11,10 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
-	"github.com/upshift-dev/upshift/internal/steps"
 )
 
 // DefaultNamespace keeps runs, backups and the lease.
@@ -78,7 +78,7 @@ type Session struct {
 	cs      kubernetes.Interface
 	store   *runstore.Store
 	backups *backup.Client
-	deps    *steps.Deps
+	deps    *clients.Set
 }
 
 // Open connects to the cluster.
@@ -88,7 +88,7 @@ func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps, err := steps.NewDeps(cfg)
+	deps, err := clients.New(cfg)
 	if err != nil {
 		return nil, err
 	}

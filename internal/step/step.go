@@ -6,32 +6,12 @@ package step
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"github.com/upshift-dev/upshift/internal/object"
 )
 
 // Ref names one object a step touches.
-type Ref struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
-}
-
-// GroupVersionKind parses APIVersion and Kind.
-func (r Ref) GroupVersionKind() schema.GroupVersionKind {
-	return schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
-}
-
-// String is the form messages use: "deployment demo/web".
-func (r Ref) String() string {
-	k := strings.ToLower(r.Kind)
-	if r.Namespace == "" {
-		return k + " " + r.Name
-	}
-	return fmt.Sprintf("%s %s/%s", k, r.Namespace, r.Name)
-}
+type Ref = object.Ref
 
 // Outcome of a step or a gate.
 type Outcome string

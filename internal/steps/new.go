@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/image"
@@ -27,7 +28,7 @@ var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests,
 // timeout is the step's timeout; zero means DefaultTimeout. started is when
 // the step first started, from the run record (zero before it has): a
 // resumed recreate step tells what it already re-created by it.
-func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, started time.Time, d *Deps) (step.Executor, error) {
+func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, started time.Time, d *clients.Set) (step.Executor, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/image"
@@ -17,7 +18,7 @@ import (
 )
 
 func TestNew(t *testing.T) {
-	d, err := NewDeps(&rest.Config{Host: "https://127.0.0.1:1"}) // builds clients, contacts nothing
+	d, err := clients.New(&rest.Config{Host: "https://127.0.0.1:1"}) // builds clients, contacts nothing
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 )
 
 // ErrInvalidSpec: the selector, if set, must parse, and minReady, if set,
@@ -50,7 +50,7 @@ func New(spec v1alpha1.NodesReadyGate, timeout time.Duration, cs kubernetes.Inte
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	nodes := g.cs.CoreV1().Nodes()
 	sel := g.selector.String()
-	l := watchgate.Selecting("nodes", sel, nodes.List, nodes.Watch)
+	l := watchloop.Selecting("nodes", sel, nodes.List, nodes.Watch)
 	j := judge{selector: g.spec.Selector, minReady: g.minReady}
-	return watchgate.Until(ctx, g.timeout, l, &corev1.Node{}, j.look)
+	return watchloop.Until(ctx, g.timeout, l, &corev1.Node{}, j.look)
 }

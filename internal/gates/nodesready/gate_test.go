@@ -11,11 +11,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/gates/nodesready"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 const notReady = "node-2 (Ready=False: KubeletNotReady: kubelet stopped posting ready status (upshift.dev/not-ready=true))"
 
 // run builds the gate as the engine does and runs it.
-func run(d *steps.Deps, spec v1alpha1.NodesReadyGate, timeout time.Duration) (step.Result, time.Duration, error) {
+func run(d *clients.Set, spec v1alpha1.NodesReadyGate, timeout time.Duration) (step.Result, time.Duration, error) {
 	g, err := gates.New(v1alpha1.Gate{NodesReady: &spec}, timeout, d)
 	if err != nil {
 		return step.Result{}, 0, err
@@ -34,7 +34,7 @@ func run(d *steps.Deps, spec v1alpha1.NodesReadyGate, timeout time.Duration) (st
 	return res, time.Since(start), err
 }
 
-func check(t *testing.T, d *steps.Deps, spec v1alpha1.NodesReadyGate, timeout time.Duration, outcome step.Outcome, message string) time.Duration {
+func check(t *testing.T, d *clients.Set, spec v1alpha1.NodesReadyGate, timeout time.Duration, outcome step.Outcome, message string) time.Duration {
 	t.Helper()
 	res, took, err := run(d, spec, timeout)
 	if err != nil {
@@ -54,7 +54,7 @@ func ptr[T any](v T) *T { return &v }
 // test counts nodes.
 func TestNodesReady(t *testing.T) {
 	c := testenv.Cluster(t)
-	d, err := steps.NewDeps(c.RESTConfig())
+	d, err := clients.New(c.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package nodesready
 
 import (
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 
 	"fmt"
 	"sort"
@@ -20,13 +20,13 @@ type judge struct {
 }
 
 // look judges the nodes; first is true for the first complete list.
-func (j judge) look(nodes []*corev1.Node, first bool) watchgate.Verdict {
+func (j judge) look(nodes []*corev1.Node, first bool) watchloop.Verdict {
 	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
 	if len(nodes) == 0 {
 		if first {
-			return watchgate.Failed("%s", j.nothing())
+			return watchloop.Failed("%s", j.nothing())
 		}
-		return watchgate.Waiting("%s any more", j.nothing())
+		return watchloop.Waiting("%s any more", j.nothing())
 	}
 	var notReady []string
 	for _, n := range nodes {
@@ -44,9 +44,9 @@ func (j judge) look(nodes []*corev1.Node, first bool) watchgate.Verdict {
 		state += "; NotReady: " + list(notReady)
 	}
 	if readyCount >= required {
-		return watchgate.Passed("%s", state)
+		return watchloop.Passed("%s", state)
 	}
-	return watchgate.Waiting("%s", state)
+	return watchloop.Waiting("%s", state)
 }
 
 // ready reports whether the node's Ready condition is True and, if not,

@@ -1,7 +1,7 @@
 package nodesready
 
 import (
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 
 	"testing"
 
@@ -32,7 +32,7 @@ func TestJudge(t *testing.T) {
 	)
 	type look struct {
 		nodes []*corev1.Node
-		want  watchgate.Verdict
+		want  watchloop.Verdict
 	}
 	tests := []struct {
 		name     string
@@ -42,42 +42,42 @@ func TestJudge(t *testing.T) {
 	}{
 		{name: "all Ready", looks: []look{{
 			nodes: []*corev1.Node{node("b", T), node("a", T), node("c", T)},
-			want:  watchgate.Passed("3 of 3 nodes Ready"),
+			want:  watchloop.Passed("3 of 3 nodes Ready"),
 		}}},
 		{name: "one node of a pool", selector: "pool=gpu", looks: []look{{
 			nodes: []*corev1.Node{node("gpu-0", T)},
-			want:  watchgate.Passed(`1 of 1 node matching "pool=gpu" Ready`),
+			want:  watchloop.Passed(`1 of 1 node matching "pool=gpu" Ready`),
 		}}},
 		{name: "waits for NotReady nodes, naming them with their reasons", looks: []look{
 			{nodes: []*corev1.Node{node("c", F, "KubeletNotReady", "container runtime is down"), node("a", T), node("b", U, "NodeStatusUnknown", "Kubelet stopped posting node status.")},
-				want: watchgate.Waiting("1 of 3 nodes Ready; NotReady: b (Ready=Unknown: NodeStatusUnknown: Kubelet stopped posting node status.); c (Ready=False: KubeletNotReady: container runtime is down)")},
-			{nodes: []*corev1.Node{node("c", T), node("a", T), node("b", T)}, want: watchgate.Passed("3 of 3 nodes Ready")},
+				want: watchloop.Waiting("1 of 3 nodes Ready; NotReady: b (Ready=Unknown: NodeStatusUnknown: Kubelet stopped posting node status.); c (Ready=False: KubeletNotReady: container runtime is down)")},
+			{nodes: []*corev1.Node{node("c", T), node("a", T), node("b", T)}, want: watchloop.Passed("3 of 3 nodes Ready")},
 		}},
 		{name: "a new node without a Ready condition is waited for", looks: []look{{
 			nodes: []*corev1.Node{node("a", T), node("new", "")},
-			want:  watchgate.Waiting("1 of 2 nodes Ready; NotReady: new (no Ready condition yet)"),
+			want:  watchloop.Waiting("1 of 2 nodes Ready; NotReady: new (no Ready condition yet)"),
 		}}},
 		{name: "minReady met with a node NotReady", minReady: 2, looks: []look{{
 			nodes: []*corev1.Node{node("a", T), node("b", T), node("c", F)},
-			want:  watchgate.Passed("2 of 3 nodes Ready, at least 2 required; NotReady: c (Ready=False)"),
+			want:  watchloop.Passed("2 of 3 nodes Ready, at least 2 required; NotReady: c (Ready=False)"),
 		}}},
 		{name: "minReady not met", minReady: 2, looks: []look{{
 			nodes: []*corev1.Node{node("a", T), node("b", F), node("c", F)},
-			want:  watchgate.Waiting("1 of 3 nodes Ready, at least 2 required; NotReady: b (Ready=False); c (Ready=False)"),
+			want:  watchloop.Waiting("1 of 3 nodes Ready, at least 2 required; NotReady: b (Ready=False); c (Ready=False)"),
 		}}},
 		{name: "minReady above the nodes there are waits for more", minReady: 3, looks: []look{{
 			nodes: []*corev1.Node{node("a", T), node("b", T)},
-			want:  watchgate.Waiting("2 of 2 nodes Ready, at least 3 required"),
+			want:  watchloop.Waiting("2 of 2 nodes Ready, at least 3 required"),
 		}}},
 		{name: "names at most five", looks: []look{{
 			nodes: []*corev1.Node{node("a", F), node("b", F), node("c", F), node("d", F), node("e", F), node("f", F), node("g", T)},
-			want:  watchgate.Waiting("1 of 7 nodes Ready; NotReady: a (Ready=False); b (Ready=False); c (Ready=False); d (Ready=False); e (Ready=False); and 1 more"),
+			want:  watchloop.Waiting("1 of 7 nodes Ready; NotReady: a (Ready=False); b (Ready=False); c (Ready=False); d (Ready=False); e (Ready=False); and 1 more"),
 		}}},
-		{name: "nothing matches the selector", selector: "pool=gpu", looks: []look{{want: watchgate.Failed(`no nodes match "pool=gpu"`)}}},
-		{name: "no nodes at all", looks: []look{{want: watchgate.Failed("no nodes in the cluster")}}},
+		{name: "nothing matches the selector", selector: "pool=gpu", looks: []look{{want: watchloop.Failed(`no nodes match "pool=gpu"`)}}},
+		{name: "no nodes at all", looks: []look{{want: watchloop.Failed("no nodes in the cluster")}}},
 		{name: "nodes gone later are waited for", selector: "pool=gpu", looks: []look{
-			{nodes: []*corev1.Node{node("gpu-0", F)}, want: watchgate.Waiting(`0 of 1 node matching "pool=gpu" Ready; NotReady: gpu-0 (Ready=False)`)},
-			{want: watchgate.Waiting(`no nodes match "pool=gpu" any more`)},
+			{nodes: []*corev1.Node{node("gpu-0", F)}, want: watchloop.Waiting(`0 of 1 node matching "pool=gpu" Ready; NotReady: gpu-0 (Ready=False)`)},
+			{want: watchloop.Waiting(`no nodes match "pool=gpu" any more`)},
 		}},
 	}
 	for _, tt := range tests {

@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 )
 
 // ErrInvalidSpec: the gate needs a namespace, a valid non-empty selector
@@ -51,7 +51,7 @@ func New(spec v1alpha1.PodsRunningGate, timeout time.Duration, cs kubernetes.Int
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	pods := g.cs.CoreV1().Pods(g.spec.Namespace)
 	sel := g.selector.String()
-	l := watchgate.Selecting("pods in "+g.spec.Namespace, sel, pods.List, pods.Watch)
+	l := watchloop.Selecting("pods in "+g.spec.Namespace, sel, pods.List, pods.Watch)
 	j := newJudge(g.spec.Namespace, g.spec.Selector, g.maxRestarts)
-	return watchgate.Until(ctx, g.timeout, l, &corev1.Pod{}, j.look)
+	return watchloop.Until(ctx, g.timeout, l, &corev1.Pod{}, j.look)
 }

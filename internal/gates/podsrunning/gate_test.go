@@ -15,19 +15,19 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/gates/podsrunning"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // createPod creates a bare pod labelled app=<app>. A nodeSelector of
 // "nowhere" leaves it Pending: no node has that label.
-func createPod(t *testing.T, e *steptest.Env, name, app, image string, nowhere bool) *corev1.Pod {
+func createPod(t *testing.T, e *clienttest.Env, name, app, image string, nowhere bool) *corev1.Pod {
 	t.Helper()
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: e.NS, Name: name, Labels: map[string]string{"app": app}},
@@ -44,7 +44,7 @@ func createPod(t *testing.T, e *steptest.Env, name, app, image string, nowhere b
 }
 
 // waitReady waits until the fake kubelet reports the pod Ready.
-func waitReady(t *testing.T, e *steptest.Env, name string) {
+func waitReady(t *testing.T, e *clienttest.Env, name string) {
 	t.Helper()
 	ref := kube.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: e.NS, Name: name}
 	if _, err := e.Waiter.WaitCurrent(context.Background(), ref, 20*time.Second); err != nil {
@@ -70,8 +70,8 @@ func setRestarts(ctx context.Context, cs kubernetes.Interface, ns, name string, 
 }
 
 // run builds the gate as the engine does and runs it.
-func run(e *steptest.Env, spec v1alpha1.PodsRunningGate, timeout time.Duration) (step.Result, time.Duration, error) {
-	g, err := gates.New(v1alpha1.Gate{PodsRunning: &spec}, timeout, e.Deps)
+func run(e *clienttest.Env, spec v1alpha1.PodsRunningGate, timeout time.Duration) (step.Result, time.Duration, error) {
+	g, err := gates.New(v1alpha1.Gate{PodsRunning: &spec}, timeout, e.Set)
 	if err != nil {
 		return step.Result{}, 0, err
 	}
@@ -80,7 +80,7 @@ func run(e *steptest.Env, spec v1alpha1.PodsRunningGate, timeout time.Duration) 
 	return res, time.Since(start), err
 }
 
-func check(t *testing.T, e *steptest.Env, spec v1alpha1.PodsRunningGate, timeout time.Duration) (step.Result, time.Duration) {
+func check(t *testing.T, e *clienttest.Env, spec v1alpha1.PodsRunningGate, timeout time.Duration) (step.Result, time.Duration) {
 	t.Helper()
 	res, took, err := run(e, spec, timeout)
 	if err != nil {
@@ -101,7 +101,7 @@ func want(t *testing.T, res step.Result, outcome step.Outcome, message string) {
 // 200ms later) and passes once all are Running and Ready.
 func TestPassesWhenPodsTurnReady(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createPod(t, e, "web-a", "web", "registry.example/web:v1", false)
 	createPod(t, e, "web-b", "web", "registry.example/web:v1", false)
 	res, _ := check(t, e, v1alpha1.PodsRunningGate{Namespace: e.NS, Selector: "app=web"}, time.Minute)
@@ -112,7 +112,7 @@ func TestPassesWhenPodsTurnReady(t *testing.T) {
 // container, even with a long timeout and restarts allowed.
 func TestCrashLoopFailsFast(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createPod(t, e, "web-a", "web", "registry.example/web:v1", false)
 	createPod(t, e, "web-b", "web", "registry.example/web:v2-broken", false)
 	three := int32(3)
@@ -128,7 +128,7 @@ func TestCrashLoopFailsFast(t *testing.T) {
 
 func TestNothingMatchesFails(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createPod(t, e, "web-a", "web", "registry.example/web:v1", false)
 	res, took := check(t, e, v1alpha1.PodsRunningGate{Namespace: e.NS, Selector: "app=wbe"}, time.Minute)
 	want(t, res, step.Failed, fmt.Sprintf(`no pods match "app=wbe" in %s`, e.NS))
@@ -141,7 +141,7 @@ func TestNothingMatchesFails(t *testing.T) {
 // the time runs out.
 func TestTimeoutNamesThePendingPod(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createPod(t, e, "web-a", "web", "registry.example/web:v1", false)
 	createPod(t, e, "web-b", "web", "registry.example/web:v1", true)
 	res, _ := check(t, e, v1alpha1.PodsRunningGate{Namespace: e.NS, Selector: "app=web"}, 3*time.Second)
@@ -164,7 +164,7 @@ func TestTimeoutNamesThePendingPod(t *testing.T) {
 // whatever maxRestarts says (TestCrashLoopFailsFast).
 func TestRestartsWhileWaitingFail(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createPod(t, e, "web-a", "web", "registry.example/web:v1", false)
 	createPod(t, e, "web-b", "web", "registry.example/web:v1", true)
 	waitReady(t, e, "web-a")
@@ -208,7 +208,7 @@ func TestRestartsWhileWaitingFail(t *testing.T) {
 // maxRestarts of 0.
 func TestEarlierRestartsDoNotCount(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createPod(t, e, "web-a", "web", "registry.example/web:v1", false)
 	waitReady(t, e, "web-a")
 	if err := setRestarts(context.Background(), e.Clientset, e.NS, "web-a", 5); err != nil {
@@ -222,7 +222,7 @@ func TestEarlierRestartsDoNotCount(t *testing.T) {
 // wait cures missing RBAC.
 func TestForbiddenIsAnError(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	cfg, err := testenv.Cluster(t).UserRESTConfig("nobody")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 package podsrunning
 
 import (
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 
 	"fmt"
 	"sort"
@@ -46,12 +46,12 @@ func newJudge(namespace, selector string, maxRestarts int32) *judge {
 }
 
 // look judges the pods; first is true for the first complete list.
-func (j *judge) look(pods []*corev1.Pod, first bool) watchgate.Verdict {
+func (j *judge) look(pods []*corev1.Pod, first bool) watchloop.Verdict {
 	sort.Slice(pods, func(a, b int) bool { return pods[a].Name < pods[b].Name })
 	if first {
 		j.record(pods)
 		if len(pods) == 0 {
-			return watchgate.Failed("no pods match %q in %s", j.selector, j.namespace)
+			return watchloop.Failed("no pods match %q in %s", j.selector, j.namespace)
 		}
 	}
 	var (
@@ -85,13 +85,13 @@ func (j *judge) look(pods []*corev1.Pod, first bool) watchgate.Verdict {
 	ignored := ignoredNote(finished, terminating)
 	switch {
 	case len(failures) > 0:
-		return watchgate.Failed("%s", firstAndMore(failures))
+		return watchloop.Failed("%s", firstAndMore(failures))
 	case live == 0:
-		return watchgate.Waiting("no running pods match %q in %s yet%s", j.selector, j.namespace, ignored)
+		return watchloop.Waiting("no running pods match %q in %s yet%s", j.selector, j.namespace, ignored)
 	case len(notReady) > 0:
-		return watchgate.Waiting("%d of %s not Running and Ready: %s", len(notReady), plural(live, "pod"), list(notReady))
+		return watchloop.Waiting("%d of %s not Running and Ready: %s", len(notReady), plural(live, "pod"), list(notReady))
 	}
-	return watchgate.Passed("%s Running and Ready%s", plural(live, "pod"), ignored)
+	return watchloop.Passed("%s Running and Ready%s", plural(live, "pod"), ignored)
 }
 
 // record keeps the restart counts of the first list.

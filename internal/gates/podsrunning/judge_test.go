@@ -1,7 +1,7 @@
 package podsrunning
 
 import (
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 
 	"testing"
 
@@ -71,7 +71,7 @@ func initContainer(reason string) func(*corev1.Pod) {
 func TestJudge(t *testing.T) {
 	type look struct {
 		pods []*corev1.Pod
-		want watchgate.Verdict
+		want watchloop.Verdict
 	}
 	tests := []struct {
 		name        string
@@ -80,77 +80,77 @@ func TestJudge(t *testing.T) {
 	}{
 		{name: "all Running and Ready", looks: []look{{
 			pods: []*corev1.Pod{pod("web-a"), pod("web-b")},
-			want: watchgate.Passed("2 pods Running and Ready"),
+			want: watchloop.Passed("2 pods Running and Ready"),
 		}}},
-		{name: "one pod", looks: []look{{pods: []*corev1.Pod{pod("web-a")}, want: watchgate.Passed("1 pod Running and Ready")}}},
-		{name: "nothing matches on the first list", looks: []look{{want: watchgate.Failed(`no pods match "app=web" in demo`)}}},
+		{name: "one pod", looks: []look{{pods: []*corev1.Pod{pod("web-a")}, want: watchloop.Passed("1 pod Running and Ready")}}},
+		{name: "nothing matches on the first list", looks: []look{{want: watchloop.Failed(`no pods match "app=web" in demo`)}}},
 		{name: "pods gone later are waited for", looks: []look{
-			{pods: []*corev1.Pod{pod("web-a", unschedulable)}, want: watchgate.Waiting(`1 of 1 pod not Running and Ready: pod demo/web-a Pending (Unschedulable: 0/3 nodes are available)`)},
-			{want: watchgate.Waiting(`no running pods match "app=web" in demo yet`)},
+			{pods: []*corev1.Pod{pod("web-a", unschedulable)}, want: watchloop.Waiting(`1 of 1 pod not Running and Ready: pod demo/web-a Pending (Unschedulable: 0/3 nodes are available)`)},
+			{want: watchloop.Waiting(`no running pods match "app=web" in demo yet`)},
 		}},
 		{name: "waits for a pod to become Ready", looks: []look{
 			{pods: []*corev1.Pod{pod("web-a"), pod("web-b", waitingIn("ContainerCreating", ""))},
-				want: watchgate.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Running, not Ready (container app waiting: ContainerCreating)")},
-			{pods: []*corev1.Pod{pod("web-a"), pod("web-b")}, want: watchgate.Passed("2 pods Running and Ready")},
+				want: watchloop.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Running, not Ready (container app waiting: ContainerCreating)")},
+			{pods: []*corev1.Pod{pod("web-a"), pod("web-b")}, want: watchloop.Passed("2 pods Running and Ready")},
 		}},
 		{name: "not Ready without a waiting container shows the condition", looks: []look{{
 			pods: []*corev1.Pod{pod("web-a", func(p *corev1.Pod) {
 				p.Status.Conditions[0] = corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ReadinessGatesNotReady", Message: `corresponding condition of pod readiness gate "lb" does not exist`}
 			})},
-			want: watchgate.Waiting(`1 of 1 pod not Running and Ready: pod demo/web-a Running, not Ready (ReadinessGatesNotReady: corresponding condition of pod readiness gate "lb" does not exist)`),
+			want: watchloop.Waiting(`1 of 1 pod not Running and Ready: pod demo/web-a Running, not Ready (ReadinessGatesNotReady: corresponding condition of pod readiness gate "lb" does not exist)`),
 		}}},
 		{name: "names at most three pods", looks: []look{{
 			pods: []*corev1.Pod{pod("a", unschedulable), pod("b", unschedulable), pod("c", unschedulable), pod("d", unschedulable), pod("e", unschedulable)},
-			want: watchgate.Waiting("5 of 5 pods not Running and Ready: pod demo/a Pending (Unschedulable: 0/3 nodes are available); pod demo/b Pending (Unschedulable: 0/3 nodes are available); pod demo/c Pending (Unschedulable: 0/3 nodes are available); and 2 more"),
+			want: watchloop.Waiting("5 of 5 pods not Running and Ready: pod demo/a Pending (Unschedulable: 0/3 nodes are available); pod demo/b Pending (Unschedulable: 0/3 nodes are available); pod demo/c Pending (Unschedulable: 0/3 nodes are available); and 2 more"),
 		}}},
 		{name: "CrashLoopBackOff fails at once", maxRestarts: 100, looks: []look{{
 			pods: []*corev1.Pod{pod("web-a"), pod("web-b", waitingIn("CrashLoopBackOff", "back-off 10s restarting failed container"), restarts(3), crashed)},
-			want: watchgate.Failed("pod demo/web-b container app: CrashLoopBackOff (restarts: 3), last exit code 1 (Error)"),
+			want: watchloop.Failed("pod demo/web-b container app: CrashLoopBackOff (restarts: 3), last exit code 1 (Error)"),
 		}}},
 		{name: "ImagePullBackOff fails at once with the kubelet's message", looks: []look{{
 			pods: []*corev1.Pod{pod("web-a", waitingIn("ImagePullBackOff", `Back-off pulling image "registry.example/web:v9"`))},
-			want: watchgate.Failed(`pod demo/web-a container app: ImagePullBackOff (restarts: 0): Back-off pulling image "registry.example/web:v9"`),
+			want: watchloop.Failed(`pod demo/web-a container app: ImagePullBackOff (restarts: 0): Back-off pulling image "registry.example/web:v9"`),
 		}}},
 		{name: "a crash-looping init container fails", looks: []look{{
 			pods: []*corev1.Pod{pod("web-a", initContainer("CrashLoopBackOff"))},
-			want: watchgate.Failed("pod demo/web-a init container migrate: CrashLoopBackOff (restarts: 4)"),
+			want: watchloop.Failed("pod demo/web-a init container migrate: CrashLoopBackOff (restarts: 4)"),
 		}}},
 		{name: "several failing pods are counted", looks: []look{{
 			pods: []*corev1.Pod{pod("a", waitingIn("InvalidImageName", "")), pod("b", waitingIn("CrashLoopBackOff", "")), pod("c", waitingIn("ErrImageNeverPull", ""))},
-			want: watchgate.Failed("pod demo/a container app: InvalidImageName (restarts: 0) (and 2 more failing pods)"),
+			want: watchloop.Failed("pod demo/a container app: InvalidImageName (restarts: 0) (and 2 more failing pods)"),
 		}}},
 		{name: "ErrImagePull is waited for: it turns into ImagePullBackOff or heals", looks: []look{{
 			pods: []*corev1.Pod{pod("a", waitingIn("ErrImagePull", "rpc error"))},
-			want: watchgate.Waiting("1 of 1 pod not Running and Ready: pod demo/a Running, not Ready (container app waiting: ErrImagePull)"),
+			want: watchloop.Waiting("1 of 1 pod not Running and Ready: pod demo/a Running, not Ready (container app waiting: ErrImagePull)"),
 		}}},
 		{name: "restarts before the gate do not count", looks: []look{
-			{pods: []*corev1.Pod{pod("web-a", restarts(7)), pod("web-b", unschedulable)}, want: watchgate.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Pending (Unschedulable: 0/3 nodes are available)")},
-			{pods: []*corev1.Pod{pod("web-a", restarts(7)), pod("web-b")}, want: watchgate.Passed("2 pods Running and Ready")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(7)), pod("web-b", unschedulable)}, want: watchloop.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Pending (Unschedulable: 0/3 nodes are available)")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(7)), pod("web-b")}, want: watchloop.Passed("2 pods Running and Ready")},
 		}},
 		{name: "one restart while waiting fails with the default of 0", looks: []look{
-			{pods: []*corev1.Pod{pod("web-a", restarts(7)), pod("web-b", unschedulable)}, want: watchgate.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Pending (Unschedulable: 0/3 nodes are available)")},
-			{pods: []*corev1.Pod{pod("web-a", restarts(8), crashed), pod("web-b", unschedulable)}, want: watchgate.Failed("pod demo/web-a container app restarted 1 time since the gate started (maxRestarts: 0), last exit code 1 (Error)")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(7)), pod("web-b", unschedulable)}, want: watchloop.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Pending (Unschedulable: 0/3 nodes are available)")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(8), crashed), pod("web-b", unschedulable)}, want: watchloop.Failed("pod demo/web-a container app restarted 1 time since the gate started (maxRestarts: 0), last exit code 1 (Error)")},
 		}},
 		{name: "restarts up to maxRestarts are allowed", maxRestarts: 2, looks: []look{
-			{pods: []*corev1.Pod{pod("web-a", restarts(1)), pod("web-b", unschedulable)}, want: watchgate.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Pending (Unschedulable: 0/3 nodes are available)")},
-			{pods: []*corev1.Pod{pod("web-a", restarts(3)), pod("web-b")}, want: watchgate.Passed("2 pods Running and Ready")},
-			{pods: []*corev1.Pod{pod("web-a", restarts(4)), pod("web-b")}, want: watchgate.Failed("pod demo/web-a container app restarted 3 times since the gate started (maxRestarts: 2)")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(1)), pod("web-b", unschedulable)}, want: watchloop.Waiting("1 of 2 pods not Running and Ready: pod demo/web-b Pending (Unschedulable: 0/3 nodes are available)")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(3)), pod("web-b")}, want: watchloop.Passed("2 pods Running and Ready")},
+			{pods: []*corev1.Pod{pod("web-a", restarts(4)), pod("web-b")}, want: watchloop.Failed("pod demo/web-a container app restarted 3 times since the gate started (maxRestarts: 2)")},
 		}},
 		{name: "a pod that appears later counts all its restarts", looks: []look{
-			{pods: []*corev1.Pod{pod("web-a", unschedulable)}, want: watchgate.Waiting("1 of 1 pod not Running and Ready: pod demo/web-a Pending (Unschedulable: 0/3 nodes are available)")},
-			{pods: []*corev1.Pod{pod("web-a", unschedulable), pod("web-b", restarts(1))}, want: watchgate.Failed("pod demo/web-b container app restarted 1 time since the gate started (maxRestarts: 0)")},
+			{pods: []*corev1.Pod{pod("web-a", unschedulable)}, want: watchloop.Waiting("1 of 1 pod not Running and Ready: pod demo/web-a Pending (Unschedulable: 0/3 nodes are available)")},
+			{pods: []*corev1.Pod{pod("web-a", unschedulable), pod("web-b", restarts(1))}, want: watchloop.Failed("pod demo/web-b container app restarted 1 time since the gate started (maxRestarts: 0)")},
 		}},
 		{name: "finished and terminating pods are left out", looks: []look{{
 			pods: []*corev1.Pod{pod("job-x", phase(corev1.PodSucceeded, "")), pod("web-old", ownedByReplicaSet, phase(corev1.PodFailed, "Evicted")), pod("web-going", terminating, waitingIn("CrashLoopBackOff", "")), pod("web-a")},
-			want: watchgate.Passed("1 pod Running and Ready (ignored: 2 finished, 1 terminating)"),
+			want: watchloop.Passed("1 pod Running and Ready (ignored: 2 finished, 1 terminating)"),
 		}}},
 		{name: "only finished pods: waits for their replacements", looks: []look{{
 			pods: []*corev1.Pod{pod("web-old", ownedByReplicaSet, phase(corev1.PodFailed, "Evicted"))},
-			want: watchgate.Waiting(`no running pods match "app=web" in demo yet (ignored: 1 finished)`),
+			want: watchloop.Waiting(`no running pods match "app=web" in demo yet (ignored: 1 finished)`),
 		}}},
 		{name: "a Failed pod without a controller fails", looks: []look{{
 			pods: []*corev1.Pod{pod("web-a", phase(corev1.PodFailed, "Evicted"), func(p *corev1.Pod) { p.Status.Message = "The node was low on resource: memory." })},
-			want: watchgate.Failed("pod demo/web-a Failed (Evicted: The node was low on resource: memory.) and has no controller to replace it"),
+			want: watchloop.Failed("pod demo/web-a Failed (Evicted: The node was low on resource: memory.) and has no controller to replace it"),
 		}}},
 	}
 	for _, tt := range tests {

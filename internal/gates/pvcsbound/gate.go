@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 )
 
 // ErrInvalidSpec: the gate needs a namespace, and a selector that parses
@@ -46,7 +46,7 @@ func New(spec v1alpha1.PVCsBoundGate, timeout time.Duration, cs kubernetes.Inter
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	claims := g.cs.CoreV1().PersistentVolumeClaims(g.spec.Namespace)
 	sel := g.selector.String()
-	l := watchgate.Selecting("persistentvolumeclaims in "+g.spec.Namespace, sel, claims.List, claims.Watch)
+	l := watchloop.Selecting("persistentvolumeclaims in "+g.spec.Namespace, sel, claims.List, claims.Watch)
 	j := judge{namespace: g.spec.Namespace, selector: g.spec.Selector}
-	return watchgate.Until(ctx, g.timeout, l, &corev1.PersistentVolumeClaim{}, j.look)
+	return watchloop.Until(ctx, g.timeout, l, &corev1.PersistentVolumeClaim{}, j.look)
 }

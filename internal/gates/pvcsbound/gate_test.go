@@ -15,11 +15,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/gates/pvcsbound"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 const class = "manual"
 
 // createClaim creates a 1Gi claim labelled app=<app>.
-func createClaim(t *testing.T, e *steptest.Env, name, app string) *corev1.PersistentVolumeClaim {
+func createClaim(t *testing.T, e *clienttest.Env, name, app string) *corev1.PersistentVolumeClaim {
 	t.Helper()
 	c := &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Namespace: e.NS, Name: name, Labels: map[string]string{"app": app}},
@@ -53,8 +53,8 @@ func createClaim(t *testing.T, e *steptest.Env, name, app string) *corev1.Persis
 // createVolume creates a hostPath volume for the claim, and deletes it
 // after the test. It reports errors instead of failing the test, so that
 // it can run in a goroutine.
-func createVolume(t *testing.T, e *steptest.Env, claim *corev1.PersistentVolumeClaim) error {
-	name := steptest.Name(t)
+func createVolume(t *testing.T, e *clienttest.Env, claim *corev1.PersistentVolumeClaim) error {
+	name := clienttest.Name(t)
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PersistentVolumeSpec{
@@ -78,9 +78,9 @@ func createVolume(t *testing.T, e *steptest.Env, claim *corev1.PersistentVolumeC
 func ptr[T any](v T) *T { return &v }
 
 // check builds the gate as the engine does and runs it.
-func check(t *testing.T, e *steptest.Env, spec v1alpha1.PVCsBoundGate, timeout time.Duration) (step.Result, time.Duration) {
+func check(t *testing.T, e *clienttest.Env, spec v1alpha1.PVCsBoundGate, timeout time.Duration) (step.Result, time.Duration) {
 	t.Helper()
-	g, err := gates.New(v1alpha1.Gate{PVCsBound: &spec}, timeout, e.Deps)
+	g, err := gates.New(v1alpha1.Gate{PVCsBound: &spec}, timeout, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func want(t *testing.T, res step.Result, outcome step.Outcome, message string) {
 
 func TestPassesWhenClaimsBind(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	for _, name := range []string{"data-0", "data-1"} {
 		if err := createVolume(t, e, createClaim(t, e, name, "db")); err != nil {
 			t.Fatal(err)
@@ -118,7 +118,7 @@ func TestPassesWhenClaimsBind(t *testing.T) {
 // and the gate passes.
 func TestWaitsForAClaimToBind(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	c := createClaim(t, e, "data-0", "db")
 	created := make(chan error, 1)
 	go func() {
@@ -139,7 +139,7 @@ func TestWaitsForAClaimToBind(t *testing.T) {
 // names it.
 func TestPendingClaimTimesOut(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	if err := createVolume(t, e, createClaim(t, e, "data-0", "db")); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestPendingClaimTimesOut(t *testing.T) {
 
 func TestNothingMatchesFails(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	res, took := check(t, e, v1alpha1.PVCsBoundGate{Namespace: e.NS}, time.Minute)
 	want(t, res, step.Failed, "no PVCs in "+e.NS)
 
@@ -165,7 +165,7 @@ func TestNothingMatchesFails(t *testing.T) {
 // A user who may not list claims gets an error at once, not a timeout.
 func TestForbiddenIsAnError(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	cfg, err := testenv.Cluster(t).UserRESTConfig("nobody")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 package pvcsbound
 
 import (
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 
 	"fmt"
 	"sort"
@@ -20,13 +20,13 @@ type judge struct {
 }
 
 // look judges the claims; first is true for the first complete list.
-func (j judge) look(claims []*corev1.PersistentVolumeClaim, first bool) watchgate.Verdict {
+func (j judge) look(claims []*corev1.PersistentVolumeClaim, first bool) watchloop.Verdict {
 	sort.Slice(claims, func(a, b int) bool { return claims[a].Name < claims[b].Name })
 	if len(claims) == 0 {
 		if first {
-			return watchgate.Failed("%s", j.nothing())
+			return watchloop.Failed("%s", j.nothing())
 		}
-		return watchgate.Waiting("%s any more", j.nothing())
+		return watchloop.Waiting("%s any more", j.nothing())
 	}
 	var pending, lost []string
 	for _, c := range claims {
@@ -40,13 +40,13 @@ func (j judge) look(claims []*corev1.PersistentVolumeClaim, first bool) watchgat
 	}
 	switch {
 	case len(lost) == 1:
-		return watchgate.Failed("%s", lost[0])
+		return watchloop.Failed("%s", lost[0])
 	case len(lost) > 1:
-		return watchgate.Failed("%s (and %d more Lost)", lost[0], len(lost)-1)
+		return watchloop.Failed("%s (and %d more Lost)", lost[0], len(lost)-1)
 	case len(pending) > 0:
-		return watchgate.Waiting("%d of %s in %s still Pending: %s", len(pending), plural(len(claims)), j.namespace, names(pending))
+		return watchloop.Waiting("%d of %s in %s still Pending: %s", len(pending), plural(len(claims)), j.namespace, names(pending))
 	}
-	return watchgate.Passed("%s Bound", plural(len(claims)))
+	return watchloop.Passed("%s Bound", plural(len(claims)))
 }
 
 // nothing says that no claim matches.

@@ -1,7 +1,7 @@
 package pvcsbound
 
 import (
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 
 	"testing"
 
@@ -20,7 +20,7 @@ func claim(name string, phase corev1.PersistentVolumeClaimPhase) *corev1.Persist
 func TestJudge(t *testing.T) {
 	type look struct {
 		claims []*corev1.PersistentVolumeClaim
-		want   watchgate.Verdict
+		want   watchloop.Verdict
 	}
 	tests := []struct {
 		name     string
@@ -29,32 +29,32 @@ func TestJudge(t *testing.T) {
 	}{
 		{name: "all Bound", looks: []look{{
 			claims: []*corev1.PersistentVolumeClaim{claim("data-1", corev1.ClaimBound), claim("data-0", corev1.ClaimBound)},
-			want:   watchgate.Passed("2 PVCs Bound"),
+			want:   watchloop.Passed("2 PVCs Bound"),
 		}}},
-		{name: "one claim", looks: []look{{claims: []*corev1.PersistentVolumeClaim{claim("data-0", corev1.ClaimBound)}, want: watchgate.Passed("1 PVC Bound")}}},
+		{name: "one claim", looks: []look{{claims: []*corev1.PersistentVolumeClaim{claim("data-0", corev1.ClaimBound)}, want: watchloop.Passed("1 PVC Bound")}}},
 		{name: "waits for Pending claims, naming them", looks: []look{
 			{claims: []*corev1.PersistentVolumeClaim{claim("data-2", corev1.ClaimPending), claim("data-0", corev1.ClaimBound), claim("data-1", "")},
-				want: watchgate.Waiting("2 of 3 PVCs in db still Pending: data-1, data-2")},
+				want: watchloop.Waiting("2 of 3 PVCs in db still Pending: data-1, data-2")},
 			{claims: []*corev1.PersistentVolumeClaim{claim("data-2", corev1.ClaimBound), claim("data-0", corev1.ClaimBound), claim("data-1", corev1.ClaimBound)},
-				want: watchgate.Passed("3 PVCs Bound")},
+				want: watchloop.Passed("3 PVCs Bound")},
 		}},
 		{name: "names at most five", looks: []look{{
 			claims: []*corev1.PersistentVolumeClaim{claim("a", ""), claim("b", ""), claim("c", ""), claim("d", ""), claim("e", ""), claim("f", ""), claim("g", "")},
-			want:   watchgate.Waiting("7 of 7 PVCs in db still Pending: a, b, c, d, e and 2 more"),
+			want:   watchloop.Waiting("7 of 7 PVCs in db still Pending: a, b, c, d, e and 2 more"),
 		}}},
 		{name: "a Lost claim fails at once", looks: []look{{
 			claims: []*corev1.PersistentVolumeClaim{claim("data-0", corev1.ClaimPending), claim("data-1", corev1.ClaimLost)},
-			want:   watchgate.Failed(`PVC db/data-1 is Lost: its PersistentVolume "pv-data-1" is gone`),
+			want:   watchloop.Failed(`PVC db/data-1 is Lost: its PersistentVolume "pv-data-1" is gone`),
 		}}},
 		{name: "several Lost claims are counted", looks: []look{{
 			claims: []*corev1.PersistentVolumeClaim{claim("data-0", corev1.ClaimLost), claim("data-1", corev1.ClaimLost)},
-			want:   watchgate.Failed(`PVC db/data-0 is Lost: its PersistentVolume "pv-data-0" is gone (and 1 more Lost)`),
+			want:   watchloop.Failed(`PVC db/data-0 is Lost: its PersistentVolume "pv-data-0" is gone (and 1 more Lost)`),
 		}}},
-		{name: "no claim in the namespace", looks: []look{{want: watchgate.Failed("no PVCs in db")}}},
-		{name: "nothing matches the selector", selector: "app=pg", looks: []look{{want: watchgate.Failed(`no PVCs match "app=pg" in db`)}}},
+		{name: "no claim in the namespace", looks: []look{{want: watchloop.Failed("no PVCs in db")}}},
+		{name: "nothing matches the selector", selector: "app=pg", looks: []look{{want: watchloop.Failed(`no PVCs match "app=pg" in db`)}}},
 		{name: "claims gone later are waited for", selector: "app=pg", looks: []look{
-			{claims: []*corev1.PersistentVolumeClaim{claim("data-0", corev1.ClaimPending)}, want: watchgate.Waiting("1 of 1 PVC in db still Pending: data-0")},
-			{want: watchgate.Waiting(`no PVCs match "app=pg" in db any more`)},
+			{claims: []*corev1.PersistentVolumeClaim{claim("data-0", corev1.ClaimPending)}, want: watchloop.Waiting("1 of 1 PVC in db still Pending: data-0")},
+			{want: watchloop.Waiting(`no PVCs match "app=pg" in db any more`)},
 		}},
 	}
 	for _, tt := range tests {

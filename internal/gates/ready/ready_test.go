@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/gates/ready"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -32,9 +32,9 @@ spec:
 }
 
 // create applies objects without waiting: the gate is what waits.
-func create(t *testing.T, e *steptest.Env, y string) {
+func create(t *testing.T, e *clienttest.Env, y string) {
 	t.Helper()
-	for _, o := range steptest.Objects(t, y) {
+	for _, o := range clienttest.Objects(t, y) {
 		if _, err := e.Applier.Apply(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func create(t *testing.T, e *steptest.Env, y string) {
 
 func TestReadyGate(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	create(t, e, deployment(e.NS, "web", "registry.example/web:v1")+"---\n"+deployment(e.NS, "api", "registry.example/api:v1"))
 	broken := e.Namespace(t)
 	create(t, e, deployment(broken, "web", "registry.example/web:v2-broken"))

@@ -15,10 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -47,9 +47,9 @@ spec:
 
 func TestCRDsApplyAndWaitEstablished(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	group := "g" + rand.String(8) + ".upshift.test"
-	objs := steptest.Objects(t, crdYAML(group, "Widget")+"---\n"+crdYAML(group, "Gadget"))
+	objs := clienttest.Objects(t, crdYAML(group, "Widget")+"---\n"+crdYAML(group, "Gadget"))
 	for _, o := range objs {
 		e.Cleanup(t, func(ctx context.Context) error {
 			return e.Dynamic.Resource(crdResource).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
@@ -89,7 +89,7 @@ func TestCRDsApplyAndWaitEstablished(t *testing.T) {
 		}
 	}
 	// The new kind is usable at once by the next step.
-	cr := steptest.Objects(t, fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w, namespace: %s}\n", group, e.NS))[0]
+	cr := clienttest.Objects(t, fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w, namespace: %s}\n", group, e.NS))[0]
 	if _, err := e.Applier.Apply(context.Background(), cr); err != nil {
 		t.Errorf("apply a Widget after the step: %v", err)
 	}
@@ -97,9 +97,9 @@ func TestCRDsApplyAndWaitEstablished(t *testing.T) {
 
 func TestCRDsMinCount(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	group := "g" + rand.String(8) + ".upshift.test"
-	objs := steptest.Objects(t, crdYAML(group, "Widget")+"---\n"+crdYAML(group, "Gadget"))
+	objs := clienttest.Objects(t, crdYAML(group, "Widget")+"---\n"+crdYAML(group, "Gadget"))
 	ex, err := crds.New(v1alpha1.CRDsStep{MinCount: 3}, objs, time.Minute, e.Applier, e.Waiter)
 	if err != nil {
 		t.Fatal(err)
@@ -123,10 +123,10 @@ func TestCRDsMinCount(t *testing.T) {
 // fails at once, naming it, instead of waiting out its timeout.
 func TestCRDsNamesConflictFailsFast(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	group := "g" + rand.String(8) + ".upshift.test"
 	clash := strings.Replace(crdYAML(group, "Gadget"), "kind: Gadget,", "kind: Widget,", 1)
-	objs := steptest.Objects(t, crdYAML(group, "Widget")+"---\n"+clash)
+	objs := clienttest.Objects(t, crdYAML(group, "Widget")+"---\n"+clash)
 	for _, o := range objs {
 		e.Cleanup(t, func(ctx context.Context) error {
 			return e.Dynamic.Resource(crdResource).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
@@ -151,9 +151,9 @@ func TestCRDsNamesConflictFailsFast(t *testing.T) {
 
 func TestCRDsTimeout(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	group := "g" + rand.String(8) + ".upshift.test"
-	objs := steptest.Objects(t, crdYAML(group, "Widget"))
+	objs := clienttest.Objects(t, crdYAML(group, "Widget"))
 	e.Cleanup(t, func(ctx context.Context) error {
 		return e.Dynamic.Resource(crdResource).Delete(ctx, objs[0].GetName(), metav1.DeleteOptions{})
 	})
@@ -171,7 +171,7 @@ func TestCRDsTimeout(t *testing.T) {
 }
 
 func TestNewRejectsOtherKinds(t *testing.T) {
-	objs := steptest.Objects(t, crdYAML("g.upshift.test", "Widget")+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: stray, namespace: demo}\n")
+	objs := clienttest.Objects(t, crdYAML("g.upshift.test", "Widget")+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: stray, namespace: demo}\n")
 	_, err := crds.New(v1alpha1.CRDsStep{Source: v1alpha1.Source{Path: "crds/"}}, objs, time.Minute, nil, nil)
 	if !errors.Is(err, crds.ErrNotCRD) || !strings.Contains(err.Error(), "configmap demo/stray") || !strings.Contains(err.Error(), "crds/") {
 		t.Errorf("New = %v, want ErrNotCRD naming configmap demo/stray and the source", err)

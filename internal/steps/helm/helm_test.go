@@ -13,11 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/helm"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -67,12 +67,12 @@ spec:
 }
 
 type fixture struct {
-	*steptest.Env
+	*clienttest.Env
 	clients helm.Clients
 }
 
 func newFixture(t *testing.T) *fixture {
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	return &fixture{Env: e, clients: helm.Clients{Helm: e.Helm, Waiter: e.Waiter, Mapper: e.Mapper}}
 }
 

@@ -91,7 +91,7 @@ func waitCurrent(ctx context.Context, c Clients, namespace, manifest string, tim
 func waitAll(ctx context.Context, w *kube.Waiter, objs []*unstructured.Unstructured, timeout time.Duration) error {
 	refs := make([]kube.ObjectRef, 0, len(objs))
 	for _, o := range objs {
-		refs = append(refs, kube.ObjectRefOf(kube.RefOf(o)))
+		refs = append(refs, kube.RefOf(o))
 	}
 	return w.WaitAllCurrent(ctx, refs, timeout)
 }

@@ -16,10 +16,10 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/image"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -50,7 +50,7 @@ func podTemplate(app string) corev1.PodTemplateSpec {
 	}
 }
 
-func createDeployment(t *testing.T, e *steptest.Env, name string, mutate func(*appsv1.Deployment)) {
+func createDeployment(t *testing.T, e *clienttest.Env, name string, mutate func(*appsv1.Deployment)) {
 	t.Helper()
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.NS, Labels: map[string]string{"tier": "front"}},
@@ -70,7 +70,7 @@ func createDeployment(t *testing.T, e *steptest.Env, name string, mutate func(*a
 
 // addEnvByAnotherManager adds env vars to "web", one with valueFrom, as
 // `kubectl edit` would (an Update by another field manager).
-func addEnvByAnotherManager(t *testing.T, e *steptest.Env, name string) {
+func addEnvByAnotherManager(t *testing.T, e *clienttest.Env, name string) {
 	t.Helper()
 	ctx := context.Background()
 	// The deployment controller writes the object too: read, change and
@@ -94,7 +94,7 @@ func addEnvByAnotherManager(t *testing.T, e *steptest.Env, name string) {
 	}
 }
 
-func newStep(t *testing.T, e *steptest.Env, kind, name string, images map[string]string, timeout time.Duration) *image.Executor {
+func newStep(t *testing.T, e *clienttest.Env, kind, name string, images map[string]string, timeout time.Duration) *image.Executor {
 	t.Helper()
 	ex, err := image.New(v1alpha1.ImageStep{Kind: kind, Namespace: e.NS, Name: name, Images: images}, timeout, e.Applier, e.Waiter, e.Clientset)
 	if err != nil {
@@ -105,7 +105,7 @@ func newStep(t *testing.T, e *steptest.Env, kind, name string, images map[string
 
 // runningImages lists, per running pod (not terminating) matching app,
 // what its containers report: "web=…,sidecar=…".
-func runningImages(t *testing.T, e *steptest.Env, app string) []string {
+func runningImages(t *testing.T, e *clienttest.Env, app string) []string {
 	t.Helper()
 	pods, err := e.Clientset.CoreV1().Pods(e.NS).List(context.Background(), metav1.ListOptions{LabelSelector: labels.Set{"app": app}.String()})
 	if err != nil {
@@ -128,7 +128,7 @@ func runningImages(t *testing.T, e *steptest.Env, app string) []string {
 
 func TestImageKeepsEverythingElse(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	createDeployment(t, e, "web", nil)
 	addEnvByAnotherManager(t, e, "web")
@@ -195,7 +195,7 @@ func TestImageKeepsEverythingElse(t *testing.T) {
 
 func TestImageBrokenFailsEarlyNamingThePod(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createDeployment(t, e, "web", nil)
 	start := time.Now()
 	res, err := newStep(t, e, "Deployment", "web", map[string]string{"web": webBroken}, 2*time.Minute).Run(context.Background())
@@ -218,7 +218,7 @@ func TestImageBrokenFailsEarlyNamingThePod(t *testing.T) {
 
 func TestImageUnknownContainer(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createDeployment(t, e, "web", nil)
 	res, err := newStep(t, e, "Deployment", "web", map[string]string{"web": webV2, "nope": "x:1"}, time.Minute).Run(context.Background())
 	if err != nil {
@@ -241,7 +241,7 @@ func TestImageUnknownContainer(t *testing.T) {
 
 func TestImageInitContainer(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createDeployment(t, e, "web", nil)
 	res, err := newStep(t, e, "Deployment", "web", map[string]string{"setup": "registry.example/setup:v2"}, time.Minute).Run(context.Background())
 	if err != nil || res.Outcome != step.Succeeded {
@@ -259,7 +259,7 @@ func TestImageInitContainer(t *testing.T) {
 // Pods that cannot be scheduled: the rollout never ends and never fails.
 func TestImageTimeout(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	createDeployment(t, e, "web", func(d *appsv1.Deployment) {
 		d.Spec.Template.Spec.NodeSelector = map[string]string{"upshift.test/none": "true"}
 	})
@@ -279,7 +279,7 @@ func TestImageTimeout(t *testing.T) {
 
 func TestImageMissingWorkload(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	res, err := newStep(t, e, "StatefulSet", "ghost", map[string]string{"db": "x:1"}, time.Minute).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestImageMissingWorkload(t *testing.T) {
 // rolls its 2 pods one by one.
 func TestImageDaemonSetAndStatefulSet(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	ds := &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: e.NS},

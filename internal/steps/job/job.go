@@ -97,7 +97,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 
 // wait waits until the Job completes, and explains why it did not.
 func (e *Executor) wait(ctx context.Context, b *budget.Budget) (step.Result, error) {
-	_, err := e.waiter.WaitCurrent(ctx, kube.ObjectRefOf(e.ref), b.Left())
+	_, err := e.waiter.WaitCurrent(ctx, e.ref, b.Left())
 	if err == nil {
 		return step.Success("%s completed", e.ref), nil
 	}

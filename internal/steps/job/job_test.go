@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
 	"github.com/upshift-dev/upshift/internal/steps/job"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -46,9 +46,9 @@ spec:
 `, name, ns, extraPodSpec, image)
 }
 
-func newStep(t *testing.T, e *steptest.Env, y string, timeout time.Duration) *job.Executor {
+func newStep(t *testing.T, e *clienttest.Env, y string, timeout time.Duration) *job.Executor {
 	t.Helper()
-	ex, err := job.New(v1alpha1.JobStep{}, steptest.Objects(t, y), timeout, e.Applier, e.Waiter, e.Clientset)
+	ex, err := job.New(v1alpha1.JobStep{}, clienttest.Objects(t, y), timeout, e.Applier, e.Waiter, e.Clientset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func newStep(t *testing.T, e *steptest.Env, y string, timeout time.Duration) *jo
 }
 
 // pods lists the namespace's pods: every pod any Job of the test made.
-func pods(t *testing.T, e *steptest.Env) []corev1.Pod {
+func pods(t *testing.T, e *clienttest.Env) []corev1.Pod {
 	t.Helper()
 	list, err := e.Clientset.CoreV1().Pods(e.NS).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
@@ -65,7 +65,7 @@ func pods(t *testing.T, e *steptest.Env) []corev1.Pod {
 	return list.Items
 }
 
-func jobUID(t *testing.T, e *steptest.Env, name string) types.UID {
+func jobUID(t *testing.T, e *clienttest.Env, name string) types.UID {
 	t.Helper()
 	j, err := e.Clientset.BatchV1().Jobs(e.NS).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
@@ -76,11 +76,11 @@ func jobUID(t *testing.T, e *steptest.Env, name string) types.UID {
 
 func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	// Built the way the runner builds it.
 	ex, err := steps.New(v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
-		steptest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, e.Deps)
+		clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 
 func TestJobFailureCarriesExitCodeAndLog(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	ex := newStep(t, e, jobYAML(e.NS, "migrate-v3", "registry.example/migrate:v3-fail", ""), 2*time.Minute)
 
@@ -174,7 +174,7 @@ func TestJobFailureCarriesExitCodeAndLog(t *testing.T) {
 
 func TestJobWithADifferentSpec(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	v1 := jobYAML(e.NS, "migrate", "registry.example/migrate:v1", "")
 	if res, err := newStep(t, e, v1, 2*time.Minute).Run(ctx); err != nil || res.Outcome != step.Succeeded {
@@ -211,10 +211,10 @@ func TestJobWithADifferentSpec(t *testing.T) {
 // defaults the server filled in do not make it "different".
 func TestJobCreatedElsewhereWithTheSameSpec(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	y := jobYAML(e.NS, "migrate", "registry.example/migrate:v2", "")
-	obj := steptest.Objects(t, y)[0]
+	obj := clienttest.Objects(t, y)[0]
 	if _, err := e.Dynamic.Resource(batchJobs).Namespace(e.NS).Create(ctx, obj, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestJobCreatedElsewhereWithTheSameSpec(t *testing.T) {
 // Pods that cannot be scheduled: the Job never ends and never fails.
 func TestJobTimeout(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	y := jobYAML(e.NS, "migrate", "registry.example/migrate:v2", "      nodeSelector: {upshift.test/none: \"true\"}\n")
 	start := time.Now()
 	res, err := newStep(t, e, y, 3*time.Second).Run(context.Background())
@@ -255,10 +255,10 @@ func TestJobTimeout(t *testing.T) {
 
 func TestRunRollbackJob(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	spec := v1alpha1.JobStep{RollbackJob: &v1alpha1.Source{Inline: "…"}}
-	objs := steptest.Objects(t, jobYAML(e.NS, "migrate-v2-down", "registry.example/migrate:v1", ""))
+	objs := clienttest.Objects(t, jobYAML(e.NS, "migrate-v2-down", "registry.example/migrate:v1", ""))
 	for run := 1; run <= 2; run++ {
 		res, err := job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, e.Applier, e.Waiter, e.Clientset)
 		if err != nil || res.Outcome != step.Succeeded || !strings.Contains(res.Message, "job "+e.NS+"/migrate-v2-down") {

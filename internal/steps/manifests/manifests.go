@@ -60,7 +60,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	}
 	refs := make([]kube.ObjectRef, 0, len(e.objs))
 	for _, o := range e.objs {
-		refs = append(refs, kube.ObjectRefOf(kube.RefOf(o)))
+		refs = append(refs, kube.RefOf(o))
 	}
 	if err := e.waiter.WaitAllCurrent(ctx, refs, b.Left()); err != nil {
 		return b.Verdict(err)

@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -39,9 +39,9 @@ spec:
 `, ns, name, image)
 }
 
-func newExecutor(t *testing.T, e *steptest.Env, y string, timeout time.Duration) *manifests.Executor {
+func newExecutor(t *testing.T, e *clienttest.Env, y string, timeout time.Duration) *manifests.Executor {
 	t.Helper()
-	ex, err := manifests.New(v1alpha1.ManifestsStep{}, steptest.Objects(t, y), timeout, e.Applier, e.Waiter)
+	ex, err := manifests.New(v1alpha1.ManifestsStep{}, clienttest.Objects(t, y), timeout, e.Applier, e.Waiter)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +52,8 @@ func newExecutor(t *testing.T, e *steptest.Env, y string, timeout time.Duration)
 // comes last: the step applies the Namespace first.
 func TestManifestsApplyInOrderAndWaitCurrent(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
-	ns := steptest.Name(t)
+	e := clienttest.New(t)
+	ns := clienttest.Name(t)
 	e.Cleanup(t, func(ctx context.Context) error {
 		return e.Clientset.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	})
@@ -99,7 +99,7 @@ metadata: {name: ` + ns + `}
 
 func TestManifestsBrokenImageFailsEarlyNamingThePod(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	src := deploymentYAML(e.NS, "ok", "registry.example/ok:v1") + "---\n" + deploymentYAML(e.NS, "bad", "registry.example/bad:v2-broken")
 	ex := newExecutor(t, e, src, 2*time.Minute)
 	start := time.Now()
@@ -125,7 +125,7 @@ func TestManifestsBrokenImageFailsEarlyNamingThePod(t *testing.T) {
 // Established before the resource.
 func TestManifestsCustomResourceWithItsCRD(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	group := "g" + rand.String(8) + ".upshift.test"
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	e.Cleanup(t, func(ctx context.Context) error {
@@ -165,7 +165,7 @@ spec:
 
 func TestManifestsNamespaceRequired(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	src := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: homeless}\n"
 	_, err := newExecutor(t, e, src, time.Minute).Run(context.Background())
 	if !errors.Is(err, kube.ErrNamespaceRequired) || !strings.Contains(err.Error(), "configmap homeless") {
@@ -177,7 +177,7 @@ func TestManifestsNamespaceRequired(t *testing.T) {
 // failing: the step times out with the last thing it saw.
 func TestManifestsTimeout(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	src := strings.Replace(deploymentYAML(e.NS, "stuck", "registry.example/web:v1"),
 		"      containers:", "      nodeSelector: {upshift.test/none: \"true\"}\n      containers:", 1)
 	start := time.Now()

@@ -41,7 +41,7 @@ func (e *Executor) annotate(outer context.Context, b *budget.Budget, f *found, s
 		}
 	}
 	for _, o := range all {
-		if _, err := e.Waiter.WaitCurrent(outer, kube.ObjectRefOf(kube.RefOf(o)), b.Left()); err != nil {
+		if _, err := e.Waiter.WaitCurrent(outer, kube.RefOf(o), b.Left()); err != nil {
 			return b.Verdict(err)
 		}
 	}

@@ -56,7 +56,7 @@ func (e *Executor) recreate(outer context.Context, b *budget.Budget, f *found) (
 			}
 		}
 		for _, o := range e.from {
-			if _, err := e.Waiter.WaitCurrent(outer, kube.ObjectRefOf(kube.RefOf(o)), b.Left()); err != nil {
+			if _, err := e.Waiter.WaitCurrent(outer, kube.RefOf(o), b.Left()); err != nil {
 				return b.Verdict(err)
 			}
 		}

@@ -5,4 +5,4 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
-func objectRef(r step.Ref) kube.ObjectRef { return kube.ObjectRefOf(r) }
+func objectRef(r step.Ref) kube.ObjectRef { return r }

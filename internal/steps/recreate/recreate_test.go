@@ -13,11 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients/clienttest"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
 	"github.com/upshift-dev/upshift/internal/steps/recreate"
-	"github.com/upshift-dev/upshift/internal/steps/steptest"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -38,9 +38,9 @@ spec:
 
 // tenants creates namespaces PREFIX-tenant-a and PREFIX-tenant-b and
 // returns the pattern that matches both.
-func tenants(t *testing.T, e *steptest.Env) (pattern string, nss []string) {
+func tenants(t *testing.T, e *clienttest.Env) (pattern string, nss []string) {
 	t.Helper()
-	prefix := steptest.Name(t)
+	prefix := clienttest.Name(t)
 	if len(prefix) > 40 {
 		prefix = prefix[len(prefix)-40:]
 	}
@@ -58,25 +58,25 @@ func tenants(t *testing.T, e *steptest.Env) (pattern string, nss []string) {
 	return prefix + "-tenant-*", nss
 }
 
-func apply(t *testing.T, e *steptest.Env, y string) {
+func apply(t *testing.T, e *clienttest.Env, y string) {
 	t.Helper()
-	for _, o := range steptest.Objects(t, y) {
+	for _, o := range clienttest.Objects(t, y) {
 		if _, err := e.Applier.Apply(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func waitCurrent(t *testing.T, e *steptest.Env, y string) {
+func waitCurrent(t *testing.T, e *clienttest.Env, y string) {
 	t.Helper()
-	for _, o := range steptest.Objects(t, y) {
+	for _, o := range clienttest.Objects(t, y) {
 		if err := waitFor(e, o); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func waitFor(e *steptest.Env, o *unstructured.Unstructured) error {
+func waitFor(e *clienttest.Env, o *unstructured.Unstructured) error {
 	ref := step.Ref{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
 	_, err := e.Waiter.WaitCurrent(context.Background(), objectRef(ref), time.Minute)
 	return err
@@ -84,7 +84,7 @@ func waitFor(e *steptest.Env, o *unstructured.Unstructured) error {
 
 // podUIDs are the UIDs of the running (not terminating) pods of a
 // namespace with app=gateway.
-func podUIDs(t *testing.T, e *steptest.Env, ns string) map[types.UID]bool {
+func podUIDs(t *testing.T, e *clienttest.Env, ns string) map[types.UID]bool {
 	t.Helper()
 	list, err := e.Clientset.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=gateway"})
 	if err != nil {
@@ -99,14 +99,14 @@ func podUIDs(t *testing.T, e *steptest.Env, ns string) map[types.UID]bool {
 	return out
 }
 
-func newStep(t *testing.T, e *steptest.Env, spec v1alpha1.RecreateStep, from string, started time.Time, timeout time.Duration) step.Executor {
+func newStep(t *testing.T, e *clienttest.Env, spec v1alpha1.RecreateStep, from string, started time.Time, timeout time.Duration) step.Executor {
 	t.Helper()
 	var objs []*unstructured.Unstructured
 	if from != "" {
-		objs = steptest.Objects(t, from)
+		objs = clienttest.Objects(t, from)
 	}
 	// Built the way the runner builds it.
-	ex, err := steps.New(v1alpha1.Step{Name: "recreate", Recreate: &spec}, objs, timeout, started, e.Deps)
+	ex, err := steps.New(v1alpha1.Step{Name: "recreate", Recreate: &spec}, objs, timeout, started, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func newStep(t *testing.T, e *steptest.Env, spec v1alpha1.RecreateStep, from str
 // through their ReplicaSets; run again (a resume) re-creates nothing.
 func TestRecreatePodsThroughTheirOwners(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	pattern, nss := tenants(t, e)
 	before := map[types.UID]bool{}
@@ -182,7 +182,7 @@ func TestRecreatePodsThroughTheirOwners(t *testing.T) {
 // the new version's manifest.
 func TestRecreateFromManifests(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	apply(t, e, gatewayYAML(e.NS, 1, "registry.example/gw:v1"))
 	waitCurrent(t, e, gatewayYAML(e.NS, 1, "registry.example/gw:v1"))
@@ -216,7 +216,7 @@ func TestRecreateFromManifests(t *testing.T) {
 // Annotate mode sets the annotation once; a resumed step patches nothing.
 func TestRecreateAnnotate(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	apply(t, e, gatewayYAML(e.NS, 1, "registry.example/gw:v1"))
 	waitCurrent(t, e, gatewayYAML(e.NS, 1, "registry.example/gw:v1"))
@@ -243,7 +243,7 @@ func TestRecreateAnnotate(t *testing.T) {
 // come back: the step fails at its timeout, saying what it waited for.
 func TestRecreateObjectsThatDoNotComeBack(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	cm, err := e.Clientset.CoreV1().ConfigMaps(e.NS).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "operator-state"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -273,7 +273,7 @@ func TestRecreateObjectsThatDoNotComeBack(t *testing.T) {
 // deleted; nothing matched is a success that says so.
 func TestRecreateRefusesOrphansAndAcceptsNothing(t *testing.T) {
 	t.Parallel()
-	e := steptest.New(t)
+	e := clienttest.New(t)
 	ctx := context.Background()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "bare", Labels: map[string]string{"app": "gateway"}},

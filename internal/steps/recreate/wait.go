@@ -8,9 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/upshift-dev/upshift/internal/gates/watchgate"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/watchloop"
 )
 
 // waitBack watches the step's objects in one namespace until no old one
@@ -21,14 +21,14 @@ func (e *Executor) waitBack(ctx context.Context, ns string, old map[types.UID]bo
 	if err != nil {
 		return step.Result{}, err
 	}
-	l := watchgate.Selecting(e.what()+" in "+ns, e.spec.Selector, ri.List, ri.Watch)
-	return watchgate.Until(ctx, timeout, l, &unstructured.Unstructured{}, func(objs []*unstructured.Unstructured, _ bool) watchgate.Verdict {
+	l := watchloop.Selecting(e.what()+" in "+ns, e.spec.Selector, ri.List, ri.Watch)
+	return watchloop.Until(ctx, timeout, l, &unstructured.Unstructured{}, func(objs []*unstructured.Unstructured, _ bool) watchloop.Verdict {
 		return judgeBack(ns, e.what(), objs, old, expected)
 	})
 }
 
 // judgeBack is one look at a namespace's objects.
-func judgeBack(ns, what string, objs []*unstructured.Unstructured, oldUIDs map[types.UID]bool, expected int) watchgate.Verdict {
+func judgeBack(ns, what string, objs []*unstructured.Unstructured, oldUIDs map[types.UID]bool, expected int) watchloop.Verdict {
 	old, current := 0, 0
 	pending := ""
 	for _, o := range objs {
@@ -42,7 +42,7 @@ func judgeBack(ns, what string, objs []*unstructured.Unstructured, oldUIDs map[t
 		h := kube.Evaluate(o, kube.Related{})
 		switch {
 		case h.Failing():
-			return watchgate.Failed("%s", h.Message)
+			return watchloop.Failed("%s", h.Message)
 		case h.Current():
 			current++
 		default:
@@ -50,7 +50,7 @@ func judgeBack(ns, what string, objs []*unstructured.Unstructured, oldUIDs map[t
 		}
 	}
 	if old == 0 && current >= expected {
-		return watchgate.Passed("%s: %d back and Current", ns, current)
+		return watchloop.Passed("%s: %d back and Current", ns, current)
 	}
 	msg := fmt.Sprintf("%s: %d of %d %s back and Current", ns, current, expected, what)
 	if old > 0 {
@@ -59,5 +59,5 @@ func judgeBack(ns, what string, objs []*unstructured.Unstructured, oldUIDs map[t
 	if pending != "" {
 		msg += "; " + pending
 	}
-	return watchgate.Waiting("%s", msg)
+	return watchloop.Waiting("%s", msg)
 }

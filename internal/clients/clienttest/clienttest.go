@@ -1,7 +1,7 @@
-// Package steptest helps the tests of step kinds and gates that run against
+// Package clienttest helps the tests of step kinds, gates and backups that run against
 // the real local cluster (internal/localcluster/testenv): shared clients,
 // a namespace per test, objects written as YAML.
-package steptest
+package clienttest
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/source"
-	"github.com/upshift-dev/upshift/internal/steps"
 )
 
 // Env is one test's view of the cluster.
 type Env struct {
-	*steps.Deps
+	*clients.Set
 	// NS is a namespace of the test's own, deleted after it.
 	NS string
 }
@@ -31,11 +31,11 @@ type Env struct {
 func New(t *testing.T) *Env {
 	t.Helper()
 	c := testenv.Cluster(t)
-	d, err := steps.NewDeps(c.RESTConfig())
+	d, err := clients.New(c.RESTConfig())
 	if err != nil {
-		t.Fatalf("NewDeps: %v", err)
+		t.Fatalf("clients.New: %v", err)
 	}
-	e := &Env{Deps: d}
+	e := &Env{Set: d}
 	e.NS = e.Namespace(t)
 	return e
 }

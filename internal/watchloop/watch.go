@@ -1,9 +1,9 @@
-// Package watchgate is the watch loop the set-judging gates share
-// (podsRunning, pvcsBound, nodesReady): an informer over one typed
+// Package watchloop is the watch loop the set-judging gates share
+// (podsRunning, pvcsBound, nodesReady) and the recreate step: an informer over one typed
 // resource, a judge called after the first complete list and after every
 // event, a deadline, and API errors told apart (transient: the informer
 // retries; permanent: the check ends).
-package watchgate
+package watchloop
 
 import (
 	"context"

@@ -1,4 +1,7 @@
-package steps
+// Package clients builds the Kubernetes and Helm clients a run shares:
+// one discovery cache, one RESTMapper, one waiter and applier. Step kinds,
+// gates and the runner take a *Set; none of them builds its own.
+package clients
 
 import (
 	"fmt"
@@ -15,8 +18,8 @@ import (
 	"github.com/upshift-dev/upshift/internal/kube"
 )
 
-// Deps are the clients every executor shares.
-type Deps struct {
+// Set is the clients every executor and gate of a run shares.
+type Set struct {
 	Dynamic   dynamic.Interface
 	Mapper    meta.RESTMapper
 	Clientset kubernetes.Interface
@@ -26,10 +29,10 @@ type Deps struct {
 	Helm *helmx.Client
 }
 
-// NewDeps builds the clients from a REST config. The RESTMapper caches
+// New builds the clients from a REST config. The RESTMapper caches
 // discovery and is reset when a kind is unknown, so kinds of CRDs that a
 // step installs resolve in the steps after it.
-func NewDeps(cfg *rest.Config) (*Deps, error) {
+func New(cfg *rest.Config) (*Set, error) {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
@@ -47,7 +50,7 @@ func NewDeps(cfg *rest.Config) (*Deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Deps{
+	return &Set{
 		Helm:      hc,
 		Dynamic:   dyn,
 		Mapper:    mapper,
