@@ -24,6 +24,24 @@ type UpgradeRunSpec struct {
 	// SourceDigests maps each source's field path to the SHA-256 of its
 	// content, so a refusal can say which source changed.
 	SourceDigests map[string]string `json:"sourceDigests,omitempty"`
+	// Sources locates the resolved sources' contents (manifests, charts,
+	// values files), written once when the run starts into immutable
+	// Secrets of their own, so the record saved on every transition stays
+	// small. Records written before this field existed keep their sources
+	// in the record's Secret.
+	Sources *BlobRef `json:"sources,omitempty"`
+}
+
+// BlobRef locates a blob kept as content-addressed, immutable chunk
+// Secrets (internal/chunks).
+type BlobRef struct {
+	// Secrets hold the gzip-compressed blob in order, each under 1 MiB.
+	Secrets []string `json:"secrets"`
+	// SHA256 of the uncompressed blob.
+	SHA256 string `json:"sha256"`
+	// Bytes is the blob's size uncompressed; Packed its size compressed.
+	Bytes  int64 `json:"bytes"`
+	Packed int64 `json:"packed"`
 }
 
 // RunPhase is where a run stands, for display and for the CLI's exit code.

@@ -41,7 +41,10 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 // whatNext says why the command did not reach its goal and what to run.
 func whatNext(out *runner.Outcome, code int) string {
 	r := out.Run
+	var notSaved *runner.NotSavedError
 	switch {
+	case errors.As(out.Stopped, &notSaved) && !errors.Is(out.Stopped, runner.ErrLeaseLost):
+		return fmt.Sprintf("run %s %v\nthe record holds the last transition saved before: `upshift status %s` shows it; an operator must make the record writable again, then `upshift apply -f` with the same plan resumes the run", r.Name, notSaved, r.Name)
 	case errors.Is(out.Stopped, runner.ErrInterrupted):
 		return fmt.Sprintf("run %s interrupted and saved; run `upshift apply -f` with the same plan to resume it", r.Name)
 	case errors.Is(out.Stopped, runner.ErrWaiting):

@@ -215,7 +215,11 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 		}
 		objs := a.plan.Objects[RollbackJobPath(stage, i)]
 		if objs == nil {
-			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
+			why := "is not saved with the run"
+			if a.plan.SourcesErr != nil {
+				why = "could not be read: " + a.plan.SourcesErr.Error()
+			}
+			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s %s; nothing restored: apply the plan again to save its sources, then roll back", s.Name, why)}, nil
 		}
 		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
 		if err != nil {

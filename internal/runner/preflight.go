@@ -236,8 +236,13 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 	pf.workloadReads(gvk, s.Namespace, what)
 	obj, err := pf.s.deps.Dynamic.Resource(gvr).Namespace(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		if _, nerr := pf.s.cs.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(nerr) && !pf.namespaces[s.Namespace] {
+		_, nerr := pf.s.cs.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(nerr) && !pf.namespaces[s.Namespace]:
 			pf.errs = append(pf.errs, field.NotFound(path.Child("namespace"), s.Namespace+": the namespace does not exist"))
+			return
+		case nerr != nil && !apierrors.IsNotFound(nerr) && !apierrors.IsForbidden(nerr):
+			pf.errs = append(pf.errs, field.InternalError(path.Child("namespace"), fmt.Errorf("get namespace %s: %w", s.Namespace, nerr)))
 			return
 		}
 		if !pf.plannedObject(gvk, s.Namespace, s.Name) {

@@ -19,12 +19,17 @@ import (
 // the chart renders.
 func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v1alpha1.HelmStep) {
 	what := fmt.Sprintf("%s (release %s/%s)", p, h.Namespace, h.Release)
-	if _, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) && !pf.namespaces[h.Namespace] {
+	_, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err) && !pf.namespaces[h.Namespace]:
 		if !h.CreateNamespace {
 			pf.errs = append(pf.errs, field.NotFound(p.Child("namespace"), h.Namespace+": create it in an earlier step, or set createNamespace: true"))
 			return
 		}
 		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", what)
+	case err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err):
+		pf.errs = append(pf.errs, field.InternalError(p.Child("namespace"), fmt.Errorf("get namespace %s: %w", h.Namespace, err)))
+		return
 	}
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	for _, verb := range []string{"get", "list", "create", "update", "delete"} {

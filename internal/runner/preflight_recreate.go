@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,7 +37,13 @@ func (pf *preflight) recreate(ctx context.Context, p *field.Path, r *v1alpha1.Re
 		pf.need("list", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", what)
 		list, err := pf.s.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return // the access review reports a forbidden list
+			// A forbidden list is reported by the access check; any other
+			// failure leaves the pattern unresolved, and a check that
+			// cannot look must not pass.
+			if !apierrors.IsForbidden(err) {
+				pf.errs = append(pf.errs, field.InternalError(p.Child("namespace"), fmt.Errorf("list namespaces to match %q: %w", r.Namespace, err)))
+			}
+			return
 		}
 		nss = nss[:0]
 		for _, ns := range list.Items {

@@ -29,6 +29,10 @@ type Resolved struct {
 	// Digest covers the spec and every source's content.
 	Digest        string
 	SourceDigests map[string]string
+	// SourcesErr is why a rollback could not read the sources saved with
+	// its run (nil when it could, or when they were not needed); it is
+	// reported by the first undo that needs them.
+	SourcesErr error
 }
 
 // SourcePath is the field path that keys a step's (main) source.

@@ -168,17 +168,17 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, nil
 	case engine.StartRun:
+		// Sources first, written once and kept apart from the record: the
+		// record saved on every transition then holds only the plan, the
+		// digests and the status, and a run never exists without them.
+		ref, err := s.store.SaveSources(saveCtx, p.Plan.Name, p.Sources)
+		if err != nil {
+			return nil, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
+		}
 		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+		run.Spec.Sources = &ref
 		if err := s.store.Save(saveCtx, run); err != nil {
 			return nil, err
-		}
-		if err := s.store.SaveSources(saveCtx, run.Name, p.Sources); err != nil {
-			// Nothing changed yet: take the record back so it does not
-			// stand as an unfinished run that refuses every other plan.
-			if derr := s.store.Delete(saveCtx, run.Name); derr != nil {
-				return nil, fmt.Errorf("%w (and removing the new run record failed: %v; delete Secret %s/%s)", err, derr, s.opts.Namespace, runstore.SecretName(run.Name))
-			}
-			return nil, fmt.Errorf("save the plan's sources with the run: %w; nothing was changed", err)
 		}
 		failpoint(run)
 		out.Run = run
@@ -192,11 +192,6 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 		failpoint(existing)
 	case engine.ResumeRun:
 		s.opts.Notice(dec.Reason)
-		// A crash between saving the new run and its sources leaves them
-		// missing; the digest matched, so these are the same contents.
-		if err := s.store.SaveSources(saveCtx, existing.Name, p.Sources); err != nil {
-			return nil, err
-		}
 		engine.Resume(existing)
 	}
 	return s.drive(ctx, held, out, p)
@@ -207,7 +202,13 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 // built on is refused: undoing it would silently undo them too.
 func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
 	return s.command(ctx, name, false, func(r *v1alpha1.UpgradeRun) error {
-		if newer := s.newerRun(ctx, r); newer != "" {
+		newer, err := s.newerRun(ctx, r)
+		if err != nil {
+			// Without the list there is no telling whether a later run
+			// stands on this one: refuse rather than undo it blindly.
+			return fmt.Errorf("cannot tell whether a later run stands on run %s: %w; nothing was changed", r.Name, err)
+		}
+		if newer != "" {
 			return fmt.Errorf("run %s started after %s and is not rolled back: roll it back first (upshift rollback %s)", newer, r.Name, newer)
 		}
 		return engine.RequestRollback(r, "rollback requested by "+lease.CurrentIdentity(name).String(), time.Now())
@@ -221,20 +222,24 @@ func (s *Session) Retry(ctx context.Context, name string) (*Outcome, error) {
 }
 
 // newerRun names a run started after r that is not rolled back, or "".
-func (s *Session) newerRun(ctx context.Context, r *v1alpha1.UpgradeRun) string {
+// A run that never started has nothing a later run could stand on.
+func (s *Session) newerRun(ctx context.Context, r *v1alpha1.UpgradeRun) (string, error) {
+	if r.Status.StartedAt == nil {
+		return "", nil
+	}
 	runs, err := s.store.List(ctx)
-	if err != nil || r.Status.StartedAt == nil {
-		return ""
+	if err != nil {
+		return "", err
 	}
 	for _, o := range runs {
 		if o.Name == r.Name || o.Status.StartedAt == nil || o.Status.Phase == v1alpha1.RunRolledBack {
 			continue
 		}
 		if o.Status.StartedAt.After(r.Status.StartedAt.Time) {
-			return o.Name
+			return o.Name, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // command changes a saved run under the lease and drives it on.
@@ -255,11 +260,18 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	p := &Resolved{Plan: planOf}
 	if !needSources {
 		// A rollback restores from backups; its down-migration Jobs come
-		// from the saved sources, when there are any.
-		if srcs, err := s.store.LoadSources(ctx, name); err == nil {
-			if rp, err := FromSources(planOf, srcs); err == nil {
+		// from the saved sources. Sources that cannot be read do not stop
+		// a rollback that needs none, but their cause is kept for the one
+		// that does (a stage with a rollbackJob).
+		srcs, err := s.store.LoadSources(ctx, name)
+		if err == nil {
+			var rp *Resolved
+			if rp, err = FromSources(planOf, srcs); err == nil {
 				p = rp
 			}
+		}
+		if err != nil {
+			p.SourcesErr = fmt.Errorf("read the sources saved with run %s: %w", name, err)
 		}
 	} else {
 		srcs, err := s.store.LoadSources(ctx, name)
@@ -307,16 +319,18 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	case errors.Is(cause, ErrAborted):
 		// `upshift abort` wrote the request into the record: save the
 		// abort on top of it (the saver takes the flag on a conflict).
+		out.Stopped = ErrAborted
 		if aerr := engine.Abort(run, "an operator (upshift abort)", time.Now()); aerr == nil {
 			if serr := saver.Save(held.Context(), run); serr != nil {
-				s.opts.Notice(fmt.Sprintf("could not record the abort of run %s: %v", run.Name, serr))
+				out.Stopped = &NotSavedError{Stop: ErrAborted, Err: serr}
 			}
 		}
-		out.Stopped = ErrAborted
 	case errors.Is(cause, ErrInterrupted):
-		run.Status.Message = "interrupted; `upshift apply -f` with the same plan resumes it"
-		_ = s.store.Save(held.Context(), run)
+		run.Status.Message = "interrupted"
 		out.Stopped = ErrInterrupted
+		if serr := saver.Save(held.Context(), run); serr != nil {
+			out.Stopped = &NotSavedError{Stop: ErrInterrupted, Err: serr}
+		}
 	case held.Context().Err() != nil:
 		out.Stopped = ErrLeaseLost
 	default:
@@ -347,3 +361,20 @@ func (s *Session) watchAbort(ctx context.Context, name string, abort func()) {
 
 // Clientset is the session's typed client (status reads the lease).
 func (s *Session) Clientset() kubernetes.Interface { return s.cs }
+
+// NotSavedError: the run stopped (Stop: ErrInterrupted or ErrAborted) but
+// recording where it stopped failed. The record holds the last transition
+// saved before; the caller must not say "saved".
+type NotSavedError struct {
+	Stop error
+	Err  error
+}
+
+func (e *NotSavedError) Error() string {
+	return fmt.Sprintf("%v, and saving that failed: %v", e.Stop, e.Err)
+}
+
+// Unwrap gives the save's error only: a run whose stop was not recorded
+// is not a resumable stop (errors.Is(err, ErrInterrupted) is false), so
+// drivers report it as needing an operator.
+func (e *NotSavedError) Unwrap() error { return e.Err }

@@ -2,24 +2,17 @@ package runner
 
 import (
 	"errors"
-	"net"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"github.com/upshift-dev/upshift/internal/kube"
 )
 
-// ErrAPIUnavailable: the API server did not answer after the executors'
-// own retries. The run stops as saved (nothing is rolled back for it: an
-// outage says nothing about the upgrade) and `apply` resumes it.
+// ErrAPIUnavailable: the API server could not be reached after the
+// executors' own retries. The run stops as saved (nothing is rolled back
+// for it: an outage says nothing about the upgrade) and `apply` resumes
+// it. An API server that answers, even with a refusal or a 5xx, is not
+// unavailable: that fails the step (kube.Unreachable draws the line).
 var ErrAPIUnavailable = errors.New("the API server is unavailable")
 
 // apiUnavailable tells errors that mean the API server could not be
-// reached or was overloaded, as opposed to an answer that refuses.
-func apiUnavailable(err error) bool {
-	var ne net.Error
-	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
-		apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err) ||
-		apierrors.IsInternalError(err) ||
-		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
-		utilnet.IsProbableEOF(err) || errors.As(err, &ne)
-}
+// reached, as opposed to an answer that refuses.
+func apiUnavailable(err error) bool { return kube.Unreachable(err) }

@@ -20,15 +20,17 @@ const (
 	// spec.plan.version, for `kubectl describe`.
 	AnnotationPhase       = "upshift.dev/phase"
 	AnnotationPlanVersion = "upshift.dev/plan-version"
-	// annotationRunVersion is set by SaveSources: the Secret's
+	// annotationRunVersion was set when sources were written into the
+	// record's Secret (records of earlier versions): the Secret's
 	// resourceVersion at which run.json was last written. Save accepts a
-	// run read at that version, since only the sources changed after it.
+	// run read at that version; the next save clears it.
 	annotationRunVersion = "upshift.dev/run-resource-version"
 
-	// KeyRun holds the UpgradeRun as JSON; KeySources the resolved source
-	// contents, gzip-compressed.
-	KeyRun     = "run.json"
-	KeySources = "sources.json.gz"
+	// KeyRun holds the UpgradeRun as JSON. legacyKeySources held the
+	// resolved sources, gzip-compressed, in records written before they
+	// moved to chunks of their own (spec.sources).
+	KeyRun           = "run.json"
+	legacyKeySources = "sources.json.gz"
 
 	secretPrefix = "upshift-run-"
 	// Limits of a Secret's name (DNS subdomain) and of a label value.

@@ -1,103 +1,84 @@
 package runstore
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"unicode/utf8"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/chunks"
 )
 
-// maxSecretData is what the API server accepts in one Secret's data.
-const maxSecretData = 1 << 20
+// SourcesSecretType marks the chunk Secrets of a run's sources.
+const SourcesSecretType = "upshift.dev/sources"
 
-// conflictTries bounds SaveSources' read-and-patch rounds against
-// concurrent writers of the run.
-const conflictTries = 5
+// sourcesPrefix starts the names of a run's source chunks; the run's name
+// follows, shortened to leave room for the digest and the index.
+const sourcesPrefix = "upshift-src-"
 
-// SaveSources stores the run's resolved source contents (field path ->
-// bytes), gzip-compressed, next to the run; it replaces what was stored.
-// The run must have been saved first (else ErrNotFound). A run read
-// before SaveSources stays valid for Save.
-func (s *Store) SaveSources(ctx context.Context, name string, sources map[string][]byte) error {
-	gz, err := encodeSources(sources)
+// SaveSources writes the run's resolved source contents (field path ->
+// bytes) once, as content-addressed immutable chunk Secrets labelled with
+// the run, read back and verified, and returns where they are: the caller
+// records the ref in the run (spec.sources) before the run starts. Writing
+// the same contents again (a run restarted after a crash before its
+// record was saved) finds the chunks there and writes nothing.
+func (s *Store) SaveSources(ctx context.Context, name string, sources map[string][]byte) (v1alpha1.BlobRef, error) {
+	raw, err := encodeSources(sources)
 	if err != nil {
-		return fmt.Errorf("save sources of run %s: %w", name, err)
+		return v1alpha1.BlobRef{}, fmt.Errorf("save sources of run %s: %w", name, err)
 	}
-	for try := 1; ; try++ {
-		sec, err := s.secret(ctx, name)
-		if err != nil {
-			return fmt.Errorf("save sources: %w", err)
-		}
-		if n := len(gz) + len(sec.Data[KeyRun]); n > maxSecretData {
-			return fmt.Errorf("save sources of run %s: %d bytes compressed with the run, over the %d bytes a Secret holds", name, n, maxSecretData)
-		}
-		err = retry(ctx, func(int) error { return s.patchSources(ctx, sec, gz) })
-		if err == nil {
-			return nil
-		}
-		if !apierrors.IsConflict(err) || try == conflictTries {
-			switch {
-			case apierrors.IsNotFound(err):
-				err = ErrNotFound
-			case apierrors.IsConflict(err):
-				err = fmt.Errorf("%w: %d writers got in between", ErrConflict, conflictTries)
-			}
-			return fmt.Errorf("save sources of run %s: %w", name, err)
-		}
+	prefix := shorten(sourcesPrefix+name, maxNameLen-32)
+	ref, err := s.chunks.Write(ctx, prefix, labelsFor(name), raw)
+	if err != nil {
+		return v1alpha1.BlobRef{}, fmt.Errorf("save sources of run %s: %w", name, err)
 	}
+	return ref, nil
 }
 
-// patchSources writes the sources into sec, on condition that sec is still
-// current, and records the version at which run.json was written unless an
-// earlier SaveSources did.
-func (s *Store) patchSources(ctx context.Context, sec *corev1.Secret, gz []byte) error {
-	meta := map[string]any{"resourceVersion": sec.ResourceVersion}
-	if sec.Annotations[annotationRunVersion] == "" {
-		meta["annotations"] = map[string]string{annotationRunVersion: sec.ResourceVersion}
-	}
-	patch, err := json.Marshal(map[string]any{
-		"metadata": meta,
-		"data":     map[string][]byte{KeySources: gz},
-	})
-	if err != nil {
-		return err
-	}
-	_, err = s.cs.CoreV1().Secrets(s.namespace).Patch(ctx, sec.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: kube.FieldManager})
-	return err
-}
-
-// LoadSources returns the sources SaveSources stored: an empty map when the
-// run has none, an error wrapping ErrNotFound when there is no such run.
+// LoadSources returns the sources saved with the run: from the chunks
+// spec.sources names, or, for a record written before sources had chunks
+// of their own, from the record's Secret (an empty map when it has none).
+// An error wraps ErrNotFound when there is no such run, chunks.ErrCorrupt
+// when a chunk is missing or altered.
 func (s *Store) LoadSources(ctx context.Context, name string) (map[string][]byte, error) {
 	sec, err := s.secret(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("load sources: %w", err)
 	}
-	gz, ok := sec.Data[KeySources]
+	run, err := decodeRun(sec, name)
+	if err != nil {
+		return nil, fmt.Errorf("load sources: %w", err)
+	}
+	if ref := run.Spec.Sources; ref != nil {
+		raw, err := s.chunks.Read(ctx, *ref)
+		if err != nil {
+			return nil, fmt.Errorf("load sources of run %s: %w", name, err)
+		}
+		out, err := decodeSources(raw)
+		if err != nil {
+			return nil, fmt.Errorf("load sources of run %s from %v: %w", name, ref.Secrets, err)
+		}
+		return out, nil
+	}
+	gz, ok := sec.Data[legacyKeySources]
 	if !ok {
 		return map[string][]byte{}, nil
 	}
-	out, err := decodeSources(gz)
-	if err != nil {
-		return nil, fmt.Errorf("load sources of run %s from secret %s/%s: %w", name, sec.Namespace, sec.Name, err)
+	raw, err := chunks.Unpack(gz)
+	if err == nil {
+		var out map[string][]byte
+		if out, err = decodeSources(raw); err == nil {
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, fmt.Errorf("load sources of run %s from secret %s/%s: %w", name, sec.Namespace, sec.Name, err)
 }
 
-// storedSources is the JSON inside sources.json.gz. Text goes in as
-// strings, which compress about a third better than base64; anything that
-// is not UTF-8 goes in as base64, since a JSON string would mangle it.
+// storedSources is the JSON of a run's sources. Text goes in as strings,
+// which compress about a third better than base64; anything that is not
+// UTF-8 goes in as base64, since a JSON string would mangle it.
 type storedSources struct {
 	Text   map[string]string `json:"text,omitempty"`
 	Binary map[string][]byte `json:"binary,omitempty"`
@@ -118,33 +99,10 @@ func encodeSources(sources map[string][]byte) ([]byte, error) {
 		}
 		st.Binary[path] = b
 	}
-	raw, err := json.Marshal(&st)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(raw); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return json.Marshal(&st)
 }
 
-func decodeSources(gz []byte) (map[string][]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, err
-	}
-	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return nil, err
-	}
+func decodeSources(raw []byte) (map[string][]byte, error) {
 	var st storedSources
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/chunks"
 )
 
 // Sentinels for errors.Is.
@@ -27,11 +28,12 @@ var (
 type Store struct {
 	cs        kubernetes.Interface
 	namespace string
+	chunks    *chunks.Store // the runs' sources
 }
 
 // New returns a Store that keeps runs in namespace.
 func New(cs kubernetes.Interface, namespace string) *Store {
-	return &Store{cs: cs, namespace: namespace}
+	return &Store{cs: cs, namespace: namespace, chunks: chunks.New(cs, namespace, SourcesSecretType)}
 }
 
 // Namespace is where the runs are kept.
@@ -108,6 +110,12 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("delete run %s: %w", name, err)
+	}
+	// The record first: chunks without a record are harmless leftovers
+	// (the next delete of the name takes them), a record without its
+	// sources is not.
+	if err := s.chunks.DeleteAll(ctx, LabelRun+"="+labelValue(name)); err != nil {
+		return fmt.Errorf("delete the sources of run %s: %w", name, err)
 	}
 	return nil
 }

@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/chunks"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
@@ -145,9 +150,6 @@ func TestGetMissing(t *testing.T) {
 	if _, err := s.LoadSources(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("LoadSources of a missing run = %v, want ErrNotFound", err)
 	}
-	if err := s.SaveSources(ctx, "nope", map[string][]byte{"a": []byte("b")}); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("SaveSources of a missing run = %v, want ErrNotFound", err)
-	}
 	r := newRun("nope", "1.0.0", time.Now())
 	r.ResourceVersion = "12345"
 	if err := s.Save(ctx, r); !errors.Is(err, ErrNotFound) {
@@ -201,9 +203,11 @@ func TestSaveConflict(t *testing.T) {
 	}
 }
 
-// The runner saves a new run, then its sources, then goes on saving the
-// run it holds: the sources must survive, and that run must not be stale.
-func TestSourcesPreservedAcrossSave(t *testing.T) {
+// The runner writes a run's sources once, before its record, and then
+// saves the record on every transition: the record stays small (no
+// source in it), the sources come back intact, and writing the same
+// sources again writes nothing.
+func TestSourcesKeptApartFromTheRecord(t *testing.T) {
 	t.Parallel()
 	s, cs, ctx := newStore(t)
 	sources := map[string][]byte{
@@ -211,20 +215,19 @@ func TestSourcesPreservedAcrossSave(t *testing.T) {
 		"spec.stages[0].steps[1].manifests.source": []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: hunter2\n"),
 		"spec.stages[1].steps[0].helm.chart":       {0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe},
 	}
-	run := newRun("demo", "1.1.0", time.Now())
-	if err := s.Save(ctx, run); err != nil {
+	ref, err := s.SaveSources(ctx, "demo", sources)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.LoadSources(ctx, "demo"); err != nil || len(got) != 0 {
-		t.Fatalf("LoadSources before SaveSources = %v, %v; want empty", got, err)
-	}
-	if err := s.SaveSources(ctx, "demo", sources); err != nil {
+	run := newRun("demo", "1.1.0", time.Now())
+	run.Spec.Sources = &ref
+	if err := s.Save(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
 		run.Status.Transitions++
 		if err := s.Save(ctx, run); err != nil {
-			t.Fatalf("save %d after SaveSources, with the run read before it: %v", i, err)
+			t.Fatalf("save %d: %v", i, err)
 		}
 	}
 	got, err := s.LoadSources(ctx, "demo")
@@ -239,35 +242,107 @@ func TestSourcesPreservedAcrossSave(t *testing.T) {
 			t.Errorf("source %s = %q, want %q", k, got[k], v)
 		}
 	}
-	if r, err := s.Get(ctx, "demo"); err != nil || r.Status.Transitions != 4 {
-		t.Fatalf("Get after saves: %v transitions, %v", r.Status.Transitions, err)
-	}
 
-	// The sources are compressed: the CRD text repeats 500 times.
+	// The record holds the run only; the chunks are immutable and
+	// compressed (the CRD text repeats 500 times).
 	sec, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, SecretName("demo"), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(sec.Data[KeySources]); n == 0 || n > 4096 {
-		t.Errorf("%s is %d bytes", KeySources, n)
+	if len(sec.Data) != 1 || len(sec.Data[KeyRun]) == 0 {
+		t.Errorf("the record's Secret holds %d keys, want only %s", len(sec.Data), KeyRun)
+	}
+	if len(ref.Secrets) != 1 || ref.Packed == 0 || ref.Packed > 4096 {
+		t.Errorf("sources ref %+v: want one small chunk", ref)
+	}
+	chunk, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, ref.Secrets[0], metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunk.Immutable == nil || !*chunk.Immutable || chunk.Labels[LabelRun] != "demo" {
+		t.Errorf("chunk %s: immutable %v, labels %v", chunk.Name, chunk.Immutable, chunk.Labels)
 	}
 
-	// Sources changing does not excuse a copy that is stale for real.
-	a, _ := s.Get(ctx, "demo")
-	b, _ := s.Get(ctx, "demo")
-	if err := s.SaveSources(ctx, "demo", sources); err != nil {
+	// Written again (a run restarted before its record was saved): the
+	// same ref, and the chunk is not written again.
+	again, err := s.SaveSources(ctx, "demo", sources)
+	if err != nil {
 		t.Fatal(err)
 	}
-	a.Status.Message = "a"
-	if err := s.Save(ctx, a); err != nil {
-		t.Fatalf("save of a copy read before SaveSources: %v", err)
-	}
-	if err := s.SaveSources(ctx, "demo", sources); err != nil {
+	after, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, ref.Secrets[0], metav1.GetOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	b.Status.Message = "b"
-	if err := s.Save(ctx, b); !errors.Is(err, ErrConflict) {
-		t.Fatalf("save of a copy older than a's save = %v, want ErrConflict", err)
+	if again.SHA256 != ref.SHA256 || again.Secrets[0] != ref.Secrets[0] || after.ResourceVersion != chunk.ResourceVersion {
+		t.Errorf("saving the same sources again: ref %+v (was %+v), chunk version %s (was %s)", again, ref, after.ResourceVersion, chunk.ResourceVersion)
+	}
+}
+
+// Sources of several MiB, which compress badly, go into several chunks
+// and come back intact; an altered chunk is named.
+func TestLargeSourcesSpanChunks(t *testing.T) {
+	t.Parallel()
+	s, cs, ctx := newStore(t)
+	noise := make([]byte, 3<<20)
+	if _, err := rand.Read(noise); err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string][]byte{"spec.stages[0].steps[0].crds.source": []byte(base64.StdEncoding.EncodeToString(noise))}
+	ref, err := s.SaveSources(ctx, "big", sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Secrets) < 3 {
+		t.Fatalf("%d MiB compressed in %d chunk(s), want several", ref.Packed>>20, len(ref.Secrets))
+	}
+	run := newRun("big", "1.0.0", time.Now())
+	run.Spec.Sources = &ref
+	if err := s.Save(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LoadSources(ctx, "big")
+	if err != nil || !bytes.Equal(got["spec.stages[0].steps[0].crds.source"], sources["spec.stages[0].steps[0].crds.source"]) {
+		t.Fatalf("LoadSources of %d bytes: %v", ref.Bytes, err)
+	}
+	// An immutable chunk cannot be altered: replace one by hand.
+	victim := ref.Secrets[1]
+	if err := cs.CoreV1().Secrets(s.Namespace()).Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	forged := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: victim, Namespace: s.Namespace(), Annotations: map[string]string{
+		chunks.AnnotationChunk: "1/" + strconv.Itoa(len(ref.Secrets)), chunks.AnnotationBlobSHA256: ref.SHA256, chunks.AnnotationChunkSHA256: "0"}},
+		Type: SourcesSecretType, Data: map[string][]byte{"chunk": []byte("forged")}}
+	if _, err := cs.CoreV1().Secrets(s.Namespace()).Create(ctx, forged, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LoadSources(ctx, "big"); !errors.Is(err, chunks.ErrCorrupt) || !strings.Contains(err.Error(), victim) {
+		t.Fatalf("LoadSources with an altered chunk = %v; want ErrCorrupt naming %s", err, victim)
+	}
+}
+
+// A record written before sources had chunks of their own keeps them in
+// its Secret; they still load.
+func TestLegacySourcesInTheRecordLoad(t *testing.T) {
+	t.Parallel()
+	s, cs, ctx := newStore(t)
+	if err := s.Save(ctx, newRun("old", "1.0.0", time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := encodeSources(map[string][]byte{"a": []byte("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := chunks.Pack(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, _ := json.Marshal(map[string]any{"data": map[string][]byte{legacyKeySources: gz}})
+	if _, err := cs.CoreV1().Secrets(s.Namespace()).Patch(ctx, SecretName("old"), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LoadSources(ctx, "old")
+	if err != nil || string(got["a"]) != "b" {
+		t.Fatalf("legacy LoadSources = %v, %v", got, err)
 	}
 }
 
@@ -277,29 +352,37 @@ func TestSecretValuesNeverInAnnotations(t *testing.T) {
 	t.Parallel()
 	s, cs, ctx := newStore(t)
 	const secret = "s3cr3t-hunter2"
-	run := newRun("demo", "1.2.0", time.Now())
-	if err := s.Save(ctx, run); err != nil {
+	ref, err := s.SaveSources(ctx, "demo", map[string][]byte{"spec.stages[0].steps[0].manifests.source": []byte("kind: Secret\nstringData:\n  token: " + secret + "\n")})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveSources(ctx, "demo", map[string][]byte{"spec.stages[0].steps[0].manifests.source": []byte("kind: Secret\nstringData:\n  token: " + secret + "\n")}); err != nil {
+	run := newRun("demo", "1.2.0", time.Now())
+	run.Spec.Sources = &ref
+	if err := s.Save(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	run.Status.Phase = v1alpha1.RunFailed
 	if err := s.Save(ctx, run); err != nil {
 		t.Fatal(err)
 	}
+	for _, name := range append([]string{SecretName("demo")}, ref.Secrets...) {
+		sec, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := json.Marshal(sec.ObjectMeta)
+		if strings.Contains(string(meta), secret) {
+			t.Fatalf("secret value in the metadata of Secret %s: %s", name, meta)
+		}
+		for k, v := range sec.Data {
+			if strings.Contains(string(v), secret) {
+				t.Errorf("secret value in clear in data key %s of Secret %s", k, name)
+			}
+		}
+	}
 	sec, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, SecretName("demo"), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	meta, _ := json.Marshal(sec.ObjectMeta)
-	if strings.Contains(string(meta), secret) {
-		t.Fatalf("secret value in the Secret's metadata: %s", meta)
-	}
-	for k, v := range sec.Data {
-		if strings.Contains(string(v), secret) {
-			t.Errorf("secret value in clear in data key %s", k)
-		}
 	}
 	for k := range sec.Annotations {
 		switch k {
@@ -358,17 +441,21 @@ func TestListOldestFirst(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	t.Parallel()
-	s, _, ctx := newStore(t)
+	s, cs, ctx := newStore(t)
 	for _, n := range []string{"keep", "drop"} {
 		if err := s.Save(ctx, newRun(n, "1.0.0", time.Now())); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.SaveSources(ctx, "drop", map[string][]byte{"a": []byte("b")}); err != nil {
+	ref, err := s.SaveSources(ctx, "drop", map[string][]byte{"a": []byte("b")})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Delete(ctx, "drop"); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, ref.Secrets[0], metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the sources of a deleted run are still there: %v", err)
 	}
 	if _, err := s.Get(ctx, "drop"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get after Delete = %v, want ErrNotFound", err)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/chunks"
 )
 
 var (
@@ -61,14 +62,18 @@ func TestSourcesEncoding(t *testing.T) {
 		"spec.stages[2].steps[0].helm.chart":       {0x1f, 0x8b, 0xff, 0x00, 0xfe},
 		"empty":                                    {},
 	}
-	gz, err := encodeSources(in)
+	raw, err := encodeSources(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := chunks.Pack(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(gz, []byte("hunter2")) {
 		t.Error("compressed sources show a secret in clear")
 	}
-	out, err := decodeSources(gz)
+	out, err := decodeSources(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +85,7 @@ func TestSourcesEncoding(t *testing.T) {
 			t.Errorf("source %s = %q, want %q", k, out[k], v)
 		}
 	}
-	if _, err := decodeSources([]byte("not gzip")); err == nil {
+	if _, err := decodeSources([]byte("not json")); err == nil {
 		t.Error("decodeSources of garbage: no error")
 	}
 }

@@ -139,6 +139,11 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 		if ctx.Err() != nil {
 			return step.Result{}, ctx.Err()
 		}
+		if kube.Unreachable(err) {
+			// As with every step kind, an outage stops the run as saved;
+			// the resumed step finds the release pending and resolves it.
+			return step.Result{}, fmt.Errorf("release %s/%s: %w", ns, rel, err)
+		}
 		return e.fail(ctx, res, err.Error())
 	}
 	now, err := e.Helm.Latest(b.Context(), rel, ns)
@@ -181,6 +186,9 @@ func (e *Executor) fail(ctx context.Context, res helmx.Result, why string) (step
 	if err != nil {
 		if ctx.Err() != nil {
 			return step.Result{}, ctx.Err()
+		}
+		if kube.Unreachable(err) {
+			return step.Result{}, fmt.Errorf("%s; putting the release back: %w", why, err)
 		}
 		return step.Failure("%s; and putting the release back failed: %v", why, err), nil
 	}
