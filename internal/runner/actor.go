@@ -114,7 +114,9 @@ func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}
+	runningStep.Store(a.plan.Plan.Spec.Stages[stage].Steps[i].Name)
 	res, err := ex.Run(ctx)
+	runningStep.Store("")
 	if errors.Is(err, ErrWaiting) {
 		return engine.Outcome{}, err // stop as saved; apply resumes
 	}

@@ -84,6 +84,7 @@ type Session struct {
 // Open connects to the cluster.
 func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	opts.defaults()
+	cfg = withStepWriteFailpoint(cfg, opts.Namespace)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

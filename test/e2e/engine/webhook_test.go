@@ -13,6 +13,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -91,8 +92,8 @@ func (w *world) refusingWebhook() *atomic.Int64 {
 	}
 	// The API server picks the configuration up from its informer.
 	w.eventually("the webhook refuses a marked ConfigMap", func() (bool, string) {
-		probe := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe","namespace":"shop"},"data":{"x":"` + denyMarker + `"}}`
-		_, err := w.cs.CoreV1().RESTClient().Post().AbsPath("/api/v1/namespaces/shop/configmaps").Param("dryRun", "All").Body([]byte(probe)).DoRaw(w.ctx)
+		probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "shop"}, Data: map[string]string{"x": denyMarker}}
+		_, err := w.cs.CoreV1().ConfigMaps("shop").Create(w.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err != nil && strings.Contains(err.Error(), "policy forbids"), "probe: " + errString(err)
 	})
 	refused.Store(0)
