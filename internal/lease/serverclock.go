@@ -21,8 +21,12 @@ var renewTimePath = fieldpath.MakePathOrDie("spec", "renewTime")
 // time of the managedFields entry that owns spec.renewTime. The server
 // sets that time, by its clock, whenever the entry's manager changes a
 // field, and every renewal changes renewTime (client-go's leader election
-// renews with an Update, recorded under its field manager).
+// renews with an Update, recorded under its field manager). Should several
+// entries own it (appliers of the same value), the latest counts: a lease
+// is rather taken as valid too long than too short.
 func renewedAt(l *coordinationv1.Lease) (time.Time, bool) {
+	var latest time.Time
+	found := false
 	for _, e := range l.ManagedFields {
 		if e.Time == nil || e.FieldsV1 == nil {
 			continue
@@ -31,11 +35,11 @@ func renewedAt(l *coordinationv1.Lease) (time.Time, bool) {
 		if err := owned.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
 			continue // an entry we cannot read says nothing about renewTime
 		}
-		if owned.Has(renewTimePath) {
-			return e.Time.Time, true
+		if owned.Has(renewTimePath) && (!found || e.Time.After(latest)) {
+			latest, found = e.Time.Time, true
 		}
 	}
-	return time.Time{}, false
+	return latest, found
 }
 
 // serverNow reads the API server's clock, to the second: the Date header of
