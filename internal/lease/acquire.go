@@ -36,6 +36,12 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // error no retry cures (forbidden, missing namespace) and with ctx's error
 // when ctx ends first. The lease outlives ctx: only Release or a loss ends
 // it.
+//
+// The takeover never reads the holder's renewTime: client-go counts the
+// lease expired once the record it observed has not changed for a duration
+// by this process's clock (its observedTime), and so does the wait below
+// (lock.observed). Both measure a span on one clock, so a holder whose
+// clock is skewed cannot make us take its lease early or late.
 func Acquire(ctx context.Context, cs kubernetes.Interface, cfg Config) (*Held, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {

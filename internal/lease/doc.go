@@ -16,7 +16,13 @@
 // renewal round starts one period after the last success, and half a
 // period is left as margin). When it gives up, or sees another holder in
 // the Lease, Held.Lost closes and Held.Context is cancelled: it must stop
-// writing at once.
+// writing at once. A Fence makes that hold for clients that do not take
+// our context (Helm's): opened for a Held, it refuses their writes in the
+// HTTP transport once the lease ends.
+//
+// Holder, which reads the lease without taking it, judges its expiry by the
+// API server's clock alone (see Holder); Acquire measures spans on this
+// process's clock only. No decision compares two machines' clocks.
 //
 // client-go's leader election logs through klog; a command that wants a
 // quiet terminal silences klog.

@@ -14,6 +14,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
+	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
@@ -202,7 +203,7 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 		if s.Helm != nil {
 			msg, err := a.helmRollback(ctx, r.Status.Stages[stage].Backup, s)
 			if err != nil {
-				if ctx.Err() != nil || apiUnavailable(err) {
+				if ctx.Err() != nil || errors.Is(err, lease.ErrFenced) || apiUnavailable(err) {
 					o, err := a.failed(ctx, err)
 					return nil, nil, o, err
 				}
@@ -246,6 +247,9 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 func (a *actor) failed(ctx context.Context, err error) (engine.Outcome, error) {
 	if ctx.Err() != nil {
 		return engine.Outcome{}, context.Cause(ctx)
+	}
+	if errors.Is(err, lease.ErrFenced) { // a write refused for want of the lease
+		return engine.Outcome{}, fmt.Errorf("%w: %v", ErrLeaseLost, err)
 	}
 	if apiUnavailable(err) {
 		return engine.Outcome{}, fmt.Errorf("%w: %v", ErrAPIUnavailable, err)

@@ -79,6 +79,11 @@ type Session struct {
 	store   *runstore.Store
 	backups *backup.Client
 	deps    *clients.Set
+	// fence passes the writes of deps and backups only while this
+	// session holds the lease. The store and the lease itself write
+	// without it: the store saves with the lease's context, and approve
+	// and abort write the record without the lease by design.
+	fence *lease.Fence
 }
 
 // Open connects to the cluster.
@@ -89,16 +94,17 @@ func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps, err := clients.New(cfg)
+	fence := lease.NewFence()
+	deps, err := clients.New(fence.Guard(cfg))
 	if err != nil {
 		return nil, err
 	}
-	b, err := backup.New(cfg, opts.Namespace)
+	b, err := backup.New(fence.Guard(cfg), opts.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	b.AfterChunkWritten = backupFailpoint()
-	return &Session{opts: opts, cs: cs, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps}, nil
+	return &Session{opts: opts, cs: cs, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps, fence: fence}, nil
 }
 
 // Store gives read access to saved runs (status, history).
@@ -129,6 +135,7 @@ func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) 
 		}
 		return nil, fmt.Errorf("take the lease: %w", err)
 	}
+	s.fence.Open(h)
 	return h, nil
 }
 

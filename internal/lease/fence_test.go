@@ -1,0 +1,190 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/upshift-dev/upshift/internal/localcluster"
+)
+
+// grantUser lets user hold the lease and write ConfigMaps in f's namespace.
+func grantUser(t *testing.T, f fixture, user string) {
+	t.Helper()
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "writer", Namespace: f.ns},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
+		},
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "writer", Namespace: f.ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "writer"},
+		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
+	}
+	if _, err := f.cs.RbacV1().Roles(f.ns).Create(f.ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.cs.RbacV1().RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeStream writes a ConfigMap over and over with a context of its own,
+// as Helm's kube client does (it goes on after our context ended), until
+// stop closes. It returns the errors it met after the first refusal.
+func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (ok func() int, refusals func() []error, wait func()) {
+	var mu sync.Mutex
+	var n int
+	var errs []error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "stream", Namespace: ns}, Data: map[string]string{}}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			cm.Data["i"] = strconv.Itoa(i)
+			_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{})
+			if err == nil {
+				err = cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
+			}
+			mu.Lock()
+			if err == nil {
+				n++
+			} else {
+				errs = append(errs, err)
+			}
+			mu.Unlock()
+			if err != nil {
+				time.Sleep(10 * time.Millisecond) // a refused writer retries, as Helm's wait and rollback do
+			}
+		}
+	}()
+	ok = func() int { mu.Lock(); defer mu.Unlock(); return n }
+	refusals = func() []error { mu.Lock(); defer mu.Unlock(); return append([]error(nil), errs...) }
+	return ok, refusals, func() { <-done }
+}
+
+// End to end on the API server: a process holds the lease and writes
+// through a guarded client with a context that never ends; another holder
+// takes the lease; from the moment this process sees the loss no write of
+// its user reaches the API server (its audit log).
+func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	user := "fenced-writer-" + f.ns
+	grantUser(t, f, user)
+	rc, err := f.c.UserRESTConfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaseClient, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fence := NewFence()
+	guarded, err := kubernetes.NewForConfig(fence.Guard(rc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Acquire(f.ctx, leaseClient, f.config(alice()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	fence.Open(h)
+
+	stop := make(chan struct{})
+	written, refusals, wait := writeStream(guarded, f.ns, stop)
+	defer func() { close(stop); wait() }()
+	for start := time.Now(); written() < 20; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the writer made %d writes in 10s under the lease; errors: %v", written(), refusals())
+		}
+	}
+
+	mallory := Identity{User: "mallory", Host: "elsewhere", PID: 7, Run: "other"}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		l, err := f.cs.CoordinationV1().Leases(f.ns).Get(f.ctx, DefaultName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		stealLease(l, holderIdentity(mallory, "00"), 30)
+		_, err = f.cs.CoordinationV1().Leases(f.ns).Update(f.ctx, l, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.Lost():
+	case <-time.After(testDuration):
+		t.Fatal("Lost not closed after the lease was taken over")
+	}
+	lost := time.Now()
+	before := written()
+	time.Sleep(time.Second) // the writer keeps trying
+	if after := written(); after != before {
+		t.Errorf("%d write(s) succeeded after the lease was lost", after-before)
+	}
+	if errs := refusals(); len(errs) == 0 {
+		t.Error("the writer met no refusal after the loss")
+	} else if last := errs[len(errs)-1]; !errors.Is(last, ErrFenced) || !errors.Is(last, ErrLost) {
+		t.Errorf("write after the loss failed with %v, want ErrFenced wrapping ErrLost", last)
+	}
+
+	// The audit log: the writes of the user under the lease are there, and
+	// none after the loss. A write already on the wire when the lease ended
+	// is cut off but may still have been received: it was sent before the
+	// loss, within a round trip of it.
+	const onTheWire = 50 * time.Millisecond
+	var ours, late []localcluster.AuditEvent
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		events, err := f.c.ReadAudit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, late = nil, nil
+		for _, e := range localcluster.ByUser(events, user) {
+			if !e.IsWrite() || e.ObjectRef == nil || e.ObjectRef.Resource != "configmaps" {
+				continue
+			}
+			ours = append(ours, e)
+			if e.RequestReceivedTimestamp.After(lost.Add(onTheWire)) {
+				late = append(late, e)
+			}
+		}
+		if len(ours) >= 2*before || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(ours) < 2*before {
+		t.Fatalf("the audit log shows %d ConfigMap writes of %s, want the %d made under the lease", len(ours), user, 2*before)
+	}
+	if len(late) > 0 {
+		e := late[0]
+		t.Errorf("audit: %d write(s) by %s after the lease was lost, the first %s %s %s after", len(late), user,
+			e.Verb, e.Object(), e.RequestReceivedTimestamp.Sub(lost))
+	}
+	var last time.Time
+	for _, e := range ours {
+		if e.RequestReceivedTimestamp.After(last) {
+			last = e.RequestReceivedTimestamp
+		}
+	}
+	t.Logf("%d ConfigMap writes under the lease; the last received %s after the loss was seen", len(ours), last.Sub(lost))
+}
