@@ -23,7 +23,7 @@ import (
 )
 
 // FieldManager names Upshift's restore writes in managedFields.
-const FieldManager = "upshift-restore"
+const FieldManager = kube.RestoreFieldManager
 
 // apiBackoff spaces the retries of a transient API error: about 12s in all,
 // enough for an API server blip.

@@ -5,21 +5,13 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/upshift-dev/upshift/internal/kube"
 )
-
-// ignoredMetadata are the fields the API server sets on every write.
-var ignoredMetadata = []string{"resourceVersion", "uid", "generation", "creationTimestamp", "managedFields"}
-
-// ignoredAnnotations are maintained by controllers, by kind ("" for all).
-var ignoredAnnotations = map[string][]string{
-	"":               {"deployment.kubernetes.io/revision"},
-	"apps/DaemonSet": {"deprecated.daemonset.template.generation"},
-}
 
 // maxShown bounds how much of a value a difference prints.
 const maxShown = 120
@@ -50,24 +42,12 @@ func Compare(snapshot, live *unstructured.Unstructured) []string {
 	return out
 }
 
-// comparable is a copy of u without the ignored fields.
+// comparable is a copy of u without what the server and controllers
+// maintain: kube.ServerOwnedMetadata, kube.ControllerAnnotations, status.
 func comparable(u *unstructured.Unstructured) *unstructured.Unstructured {
-	c := u.DeepCopy()
+	c := kube.WithoutServerMetadata(u)
 	delete(c.Object, "status")
-	for _, f := range ignoredMetadata {
-		unstructured.RemoveNestedField(c.Object, "metadata", f)
-	}
-	gvk := u.GroupVersionKind()
-	kind := gvk.Kind
-	if gvk.Group != "" {
-		kind = gvk.Group + "/" + gvk.Kind
-	}
-	md, _ := c.Object["metadata"].(map[string]any)
-	if ann, ok := md["annotations"].(map[string]any); ok {
-		for _, k := range slices.Concat(ignoredAnnotations[""], ignoredAnnotations[kind]) {
-			delete(ann, k)
-		}
-	}
+	kube.RemoveControllerAnnotations(c)
 	return c
 }
 

@@ -211,12 +211,14 @@ func (c *Client) restoreOne(ctx context.Context, e Entry) (problem string, err e
 	return "", fmt.Errorf("restore %s: %w", e.Ref, err)
 }
 
-// createBody is a snapshot object without what the server assigns.
+// createBody is a snapshot object without what the server assigns, but
+// with the snapshot's managedFields: the server takes them as given (and
+// adds the fields this write sets under FieldManager), so a re-created
+// object keeps the ownership it had, as a replaced one does, and
+// verification judges both alike.
 func createBody(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	body := obj.DeepCopy()
-	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
-		unstructured.RemoveNestedField(body.Object, "metadata", f)
-	}
+	body := kube.WithoutServerMetadata(obj)
+	body.SetManagedFields(obj.GetManagedFields())
 	return body
 }
 
