@@ -51,7 +51,9 @@ var errTerminating = errors.New("being deleted")
 //   - Each restored object is read back and compared with its snapshot
 //     (Compare), and each must become Current (kstatus) within the timeout.
 //
-// Whatever does not hold is listed in Differences. The error is only for
+// Whatever does not hold is listed in Differences; fields that another
+// manager took over since the restore are listed in NotCompared (see
+// Compare for the rule). The error is only for
 // IO that could not be done after retries; the record is returned with it.
 func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) (v1alpha1.Rollback, error) {
 	var rb v1alpha1.Rollback
@@ -126,6 +128,9 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 	}
 
 	// Verify: equal to the snapshot, then Current.
+	if c.BeforeVerify != nil {
+		c.BeforeVerify()
+	}
 	var pending []Entry
 	for _, e := range restored {
 		live, err := c.get(ctx, e.Ref)
@@ -137,8 +142,12 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: missing after restore", e.Ref))
 			continue
 		}
-		for _, d := range Compare(e.Object, live) {
+		differences, notCompared := Compare(e.Object, live)
+		for _, d := range differences {
 			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: %s", e.Ref, d))
+		}
+		for _, d := range notCompared {
+			rb.NotCompared = append(rb.NotCompared, fmt.Sprintf("%s: %s", e.Ref, d))
 		}
 		if res, err := status.Compute(live); err != nil || res.Status != status.CurrentStatus {
 			pending = append(pending, e)
