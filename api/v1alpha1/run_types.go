@@ -166,6 +166,11 @@ type Rollback struct {
 	// Differences lists every restored object that does not equal its
 	// snapshot; any makes the rollback fail.
 	Differences []string `json:"differences,omitempty"`
+	// NotCompared lists fields of restored objects that differ from the
+	// snapshot because another manager took them over after the restore
+	// (an autoscaler setting spec.replicas): shown, not held against the
+	// rollback.
+	NotCompared []string `json:"notCompared,omitempty"`
 }
 
 // Approval records who approved an approval step, and when.

@@ -23,7 +23,7 @@ import (
 )
 
 // FieldManager names Upshift's restore writes in managedFields.
-const FieldManager = "upshift-restore"
+const FieldManager = kube.RestoreFieldManager
 
 // apiBackoff spaces the retries of a transient API error: about 12s in all,
 // enough for an API server blip.
@@ -44,6 +44,10 @@ type Client struct {
 	// written and before the backup is read back: the test failpoint that
 	// kills a process in the middle of a backup hooks in here.
 	AfterChunkWritten func(key Key, index int)
+	// BeforeVerify, when set, is called by Restore after its writes and
+	// before it reads the objects back to verify them: tests change
+	// objects there as another controller would in between.
+	BeforeVerify func()
 }
 
 // New builds a Client whose backup Secrets live in namespace (created on

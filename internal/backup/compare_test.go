@@ -108,7 +108,10 @@ func TestCompare(t *testing.T) {
 			}
 			live := base.DeepCopy()
 			tt.change(live)
-			got := Compare(base, live)
+			got, notCompared := Compare(base, live)
+			if notCompared != nil {
+				t.Errorf("Compare: not compared %q, want none (no field changed owner)", notCompared)
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Compare:\n got %q\nwant %q", got, tt.want)
 			}
@@ -125,13 +128,13 @@ func TestCompare(t *testing.T) {
 
 func TestCompareMissingObjects(t *testing.T) {
 	d := obj(t, webDeployment)
-	if got := Compare(d, nil); len(got) != 1 || !strings.Contains(got[0], "is <absent>") {
+	if got, _ := Compare(d, nil); len(got) != 1 || !strings.Contains(got[0], "is <absent>") {
 		t.Errorf("Compare(obj, nil) = %q, want one 'is <absent>'", got)
 	}
-	if got := Compare(nil, d); len(got) != 1 || !strings.Contains(got[0], "was <absent>") {
+	if got, _ := Compare(nil, d); len(got) != 1 || !strings.Contains(got[0], "was <absent>") {
 		t.Errorf("Compare(nil, obj) = %q, want one 'was <absent>'", got)
 	}
-	if got := Compare(nil, nil); got != nil {
+	if got, _ := Compare(nil, nil); got != nil {
 		t.Errorf("Compare(nil, nil) = %q, want none", got)
 	}
 }

@@ -20,7 +20,9 @@
 //     restored object must equal its snapshot ([Compare], modulo what the
 //     API server and controllers maintain) and every workload must become
 //     Current again. What does not hold is a difference in the returned
-//     [v1alpha1.Rollback]; an error means IO that could not be done.
+//     [v1alpha1.Rollback]; a field another manager took over since the
+//     restore (managedFields; see [Compare]) is listed as not compared
+//     instead. An error means IO that could not be done.
 //
 // Secret values never leave this package in messages: [Redacted] and
 // [Compare] replace them with their size.

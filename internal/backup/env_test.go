@@ -87,6 +87,13 @@ func (e *env) createConfigMap(t *testing.T, name string, data map[string]string)
 
 func (e *env) createDeployment(t *testing.T, name, image string) {
 	t.Helper()
+	e.createDeploymentAs(t, name, image, "")
+}
+
+// createDeploymentAs creates the Deployment as field manager ("" for the
+// client's default).
+func (e *env) createDeploymentAs(t *testing.T, name, image, manager string) {
+	t.Helper()
 	replicas := int32(2)
 	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
@@ -103,7 +110,7 @@ func (e *env) createDeployment(t *testing.T, name, image string) {
 			},
 		},
 	}
-	if _, err := e.cs.AppsV1().Deployments(e.ns).Create(ctx(t), d, metav1.CreateOptions{}); err != nil {
+	if _, err := e.cs.AppsV1().Deployments(e.ns).Create(ctx(t), d, metav1.CreateOptions{FieldManager: manager}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -51,7 +51,9 @@ var errTerminating = errors.New("being deleted")
 //   - Each restored object is read back and compared with its snapshot
 //     (Compare), and each must become Current (kstatus) within the timeout.
 //
-// Whatever does not hold is listed in Differences. The error is only for
+// Whatever does not hold is listed in Differences; fields that another
+// manager took over since the restore are listed in NotCompared (see
+// Compare for the rule). The error is only for
 // IO that could not be done after retries; the record is returned with it.
 func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) (v1alpha1.Rollback, error) {
 	var rb v1alpha1.Rollback
@@ -126,6 +128,9 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 	}
 
 	// Verify: equal to the snapshot, then Current.
+	if c.BeforeVerify != nil {
+		c.BeforeVerify()
+	}
 	var pending []Entry
 	for _, e := range restored {
 		live, err := c.get(ctx, e.Ref)
@@ -137,8 +142,12 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: missing after restore", e.Ref))
 			continue
 		}
-		for _, d := range Compare(e.Object, live) {
+		differences, notCompared := Compare(e.Object, live)
+		for _, d := range differences {
 			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: %s", e.Ref, d))
+		}
+		for _, d := range notCompared {
+			rb.NotCompared = append(rb.NotCompared, fmt.Sprintf("%s: %s", e.Ref, d))
 		}
 		if res, err := status.Compute(live); err != nil || res.Status != status.CurrentStatus {
 			pending = append(pending, e)
@@ -211,12 +220,14 @@ func (c *Client) restoreOne(ctx context.Context, e Entry) (problem string, err e
 	return "", fmt.Errorf("restore %s: %w", e.Ref, err)
 }
 
-// createBody is a snapshot object without what the server assigns.
+// createBody is a snapshot object without what the server assigns, but
+// with the snapshot's managedFields: the server takes them as given (and
+// adds the fields this write sets under FieldManager), so a re-created
+// object keeps the ownership it had, as a replaced one does, and
+// verification judges both alike.
 func createBody(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	body := obj.DeepCopy()
-	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
-		unstructured.RemoveNestedField(body.Object, "metadata", f)
-	}
+	body := kube.WithoutServerMetadata(obj)
+	body.SetManagedFields(obj.GetManagedFields())
 	return body
 }
 

@@ -45,6 +45,9 @@ func printRunSummary(w io.Writer, r *v1alpha1.UpgradeRun) {
 			for _, d := range rb.Differences {
 				fmt.Fprintf(tw, "  difference\t\t\t%s\n", d)
 			}
+			for _, d := range rb.NotCompared {
+				fmt.Fprintf(tw, "  not compared\t\t\t%s\n", d)
+			}
 		}
 	}
 	tw.Flush()

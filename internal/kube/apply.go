@@ -15,10 +15,6 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// FieldManager is the server-side apply field manager of everything
-// Upshift applies.
-const FieldManager = "upshift"
-
 // ErrNamespaceRequired: a namespaced object came without a namespace. The
 // applier never guesses "default": a plan that forgot a namespace must not
 // write into the wrong one.
@@ -206,15 +202,9 @@ func IsNamespaceNotFound(err error) bool {
 	return d != nil && d.Kind == "namespaces"
 }
 
-// applyBody is obj without the metadata the server owns: resourceVersion
-// would turn the apply into a compare-and-swap that a stale copy loses
-// forever, and managedFields must be empty in an apply request.
+// applyBody is obj without the metadata the server owns.
 func applyBody(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	body := obj.DeepCopy()
-	for _, f := range []string{"resourceVersion", "uid", "managedFields", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
-		unstructured.RemoveNestedField(body.Object, "metadata", f)
-	}
-	return body
+	return WithoutServerMetadata(obj)
 }
 
 // Transient tells whether an API error may go away when the call is

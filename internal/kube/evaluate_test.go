@@ -116,6 +116,13 @@ func TestEvaluate(t *testing.T) {
 			substr: []string{"CreateContainerConfigError"},
 		},
 		{
+			name:   "deployment new pod image never pulled",
+			obj:    obj("apps/v1", "Deployment", deployment(2, 2, "2", 1, 3)),
+			rel:    Related{Pods: []corev1.Pod{waiting(newPod, "ErrImageNeverPull", `Container image "web:2" is not present with pull policy of Never`)}, ReplicaSets: rss},
+			want:   status.FailedStatus,
+			substr: []string{`pod demo/web-new-abcde container web: ErrImageNeverPull: Container image "web:2" is not present with pull policy of Never`},
+		},
+		{
 			name:   "deployment new pod init container crash-looping",
 			obj:    obj("apps/v1", "Deployment", deployment(2, 2, "2", 1, 2)),
 			rel:    Related{Pods: []corev1.Pod{initCrash}, ReplicaSets: rss},

@@ -6,17 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// stuckReasons are container waiting reasons after which a pod will not start
-// until someone changes its spec, its image or its config.
-var stuckReasons = map[string]bool{
-	"ImagePullBackOff":           true,
-	"ErrImagePull":               true,
-	"InvalidImageName":           true,
-	"CreateContainerConfigError": true,
-}
-
-const crashLoopBackOff = "CrashLoopBackOff"
-
 // podFailure says why a pod is failing, or "" when it is not. With crashes
 // set, a crash loop or a restart of a container that is not Ready counts
 // too: one crash of a new pod is enough, since an upgrade gate prefers a
@@ -28,15 +17,15 @@ func podFailure(pod *corev1.Pod, crashes bool) string {
 	}
 	check := func(what string, cs *corev1.ContainerStatus) string {
 		prefix := fmt.Sprintf("pod %s/%s %s %s: ", pod.Namespace, pod.Name, what, cs.Name)
-		if w := cs.State.Waiting; w != nil {
-			if stuckReasons[w.Reason] {
-				if w.Message != "" {
-					return prefix + w.Reason + ": " + w.Message
-				}
-				return prefix + w.Reason
-			}
-			if crashes && w.Reason == crashLoopBackOff {
+		if w := cs.State.Waiting; w != nil && StuckReason(w.Reason) {
+			switch {
+			case w.Reason == CrashLoopBackOff && crashes:
 				return prefix + fmt.Sprintf("%s (restarts: %d)", w.Reason, cs.RestartCount) + lastExit(cs)
+			case w.Reason == CrashLoopBackOff: // the Job's backoffLimit decides
+			case w.Message != "":
+				return prefix + w.Reason + ": " + w.Message
+			default:
+				return prefix + w.Reason
 			}
 		}
 		last := cs.LastTerminationState.Terminated

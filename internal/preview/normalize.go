@@ -4,34 +4,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/kube"
 )
 
-// serverMetadata changes on every write and says nothing about the change.
-var serverMetadata = []string{"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"}
-
-// serverAnnotations are written by controllers, not by the plan.
-var serverAnnotations = []string{"deployment.kubernetes.io/revision", "deprecated.daemonset.template.generation"}
-
 // Normalize returns a copy of u fit to compare and show: Secret values
-// redacted, the server's bookkeeping and the status left out.
+// redacted, the server's bookkeeping (kube.ServerOwnedMetadata, the
+// annotations controllers maintain) and the status left out.
 func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
 	if u == nil {
 		return nil
 	}
-	out := backup.Redacted(u)
-	for _, f := range serverMetadata {
-		unstructured.RemoveNestedField(out.Object, "metadata", f)
-	}
-	if ann := out.GetAnnotations(); ann != nil {
-		for _, a := range serverAnnotations {
-			delete(ann, a)
-		}
-		if len(ann) == 0 {
-			unstructured.RemoveNestedField(out.Object, "metadata", "annotations")
-		} else {
-			out.SetAnnotations(ann)
-		}
-	}
+	out := kube.WithoutServerMetadata(backup.Redacted(u))
+	kube.RemoveControllerAnnotations(out)
 	delete(out.Object, "status")
 	return out
 }

@@ -181,6 +181,7 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 	if !o.OK {
 		parts = append(parts, fmt.Sprintf("%d difference(s) after restore: %s", len(rb.Differences), strings.Join(rb.Differences, "; ")))
 	}
+	parts = append(parts, rb.NotCompared...) // each says "…, not compared"
 	o.Message = strings.Join(parts, "; ")
 	return o, nil
 }

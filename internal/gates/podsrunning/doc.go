@@ -6,9 +6,12 @@
 // the first complete list and after every change, so it passes the moment
 // the last pod turns Ready and fails the moment one cannot:
 //
-//   - a container in CrashLoopBackOff, ImagePullBackOff, ErrImageNeverPull
-//     or InvalidImageName fails the gate at once, naming pod and container:
-//     none of them heals without a change to the pod;
+//   - a container waiting for a reason that does not heal without a change
+//     to the pod (kube.StuckReason: CrashLoopBackOff, ImagePullBackOff,
+//     ErrImageNeverPull, InvalidImageName, CreateContainerConfigError)
+//     fails the gate at once, naming pod and container; a first
+//     ErrImagePull is waited for, since it heals or turns into
+//     ImagePullBackOff within seconds;
 //   - restarts count from when the gate starts (the first list), so a pod
 //     that crashed last week does not fail today's upgrade; a pod that
 //     appears later counts all its restarts, which all happened while the

@@ -1,8 +1,6 @@
 package podsrunning
 
 import (
-	"github.com/upshift-dev/upshift/internal/watchloop"
-
 	"fmt"
 	"sort"
 	"strings"
@@ -10,16 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-)
 
-// stuckReasons are container waiting reasons that no wait cures: the pod
-// needs a new image, spec or config.
-var stuckReasons = map[string]bool{
-	"CrashLoopBackOff":  true,
-	"ImagePullBackOff":  true,
-	"ErrImageNeverPull": true,
-	"InvalidImageName":  true,
-}
+	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/watchloop"
+)
 
 // shownPods bounds how many pods a message names.
 const shownPods = 3
@@ -112,9 +104,12 @@ func (j *judge) broken(p *corev1.Pod) string {
 			return
 		}
 		what := fmt.Sprintf("%s %s %s", podName(p), containerWord(key), cs.Name)
-		if w := cs.State.Waiting; w != nil && stuckReasons[w.Reason] {
+		// A first failed pull is waited out: within seconds it heals (a
+		// registry blip) or turns into ImagePullBackOff, and the gate
+		// has the time.
+		if w := cs.State.Waiting; w != nil && kube.StuckReason(w.Reason) && w.Reason != kube.ErrImagePull {
 			msg = fmt.Sprintf("%s: %s (restarts: %d)%s", what, w.Reason, cs.RestartCount, lastExit(cs))
-			if w.Reason != "CrashLoopBackOff" && w.Message != "" {
+			if w.Reason != kube.CrashLoopBackOff && w.Message != "" {
 				msg += ": " + w.Message
 			}
 			return

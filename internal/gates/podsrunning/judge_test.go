@@ -119,6 +119,10 @@ func TestJudge(t *testing.T) {
 			pods: []*corev1.Pod{pod("a", waitingIn("InvalidImageName", "")), pod("b", waitingIn("CrashLoopBackOff", "")), pod("c", waitingIn("ErrImageNeverPull", ""))},
 			want: watchloop.Failed("pod demo/a container app: InvalidImageName (restarts: 0) (and 2 more failing pods)"),
 		}}},
+		{name: "CreateContainerConfigError fails at once with the kubelet's message", looks: []look{{
+			pods: []*corev1.Pod{pod("web-a", waitingIn("CreateContainerConfigError", `secret "db" not found`))},
+			want: watchloop.Failed(`pod demo/web-a container app: CreateContainerConfigError (restarts: 0): secret "db" not found`),
+		}}},
 		{name: "ErrImagePull is waited for: it turns into ImagePullBackOff or heals", looks: []look{{
 			pods: []*corev1.Pod{pod("a", waitingIn("ErrImagePull", "rpc error"))},
 			want: watchloop.Waiting("1 of 1 pod not Running and Ready: pod demo/a Running, not Ready (container app waiting: ErrImagePull)"),

@@ -18,7 +18,7 @@ import (
 )
 
 // FieldManager owns the images this step sets, and nothing else.
-const FieldManager = "upshift-image"
+const FieldManager = kube.ImageFieldManager
 
 // ErrInvalidSpec: the step names no workload, an unsupported kind or no
 // images.

@@ -16,7 +16,7 @@ import (
 )
 
 // FieldManager creates the Jobs this step runs.
-const FieldManager = "upshift-job"
+const FieldManager = kube.JobFieldManager
 
 // diagnoseTimeout bounds the reads that explain a failure (pods, logs),
 // which may come after the step's own time is spent.

@@ -20,7 +20,7 @@ import (
 
 // FieldManager sets the annotation of annotate mode: it owns that one
 // field, so applying it never drops fields other managers own.
-const FieldManager = "upshift-recreate"
+const FieldManager = kube.RecreateFieldManager
 
 // Annotation is what annotate mode sets, to the time the step started: an
 // operator that restarts on any change of its objects re-creates them.
