@@ -150,57 +150,9 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	defer held.Release()
 
-	existing, err := s.store.Get(ctx, p.Plan.Name)
-	if errors.Is(err, runstore.ErrNotFound) {
-		existing, err = nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	all, err := s.store.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var others []v1alpha1.UpgradeRun
-	for _, r := range all {
-		if r.Name != p.Plan.Name {
-			others = append(others, r)
-		}
-	}
-	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
-	out := &Outcome{Run: existing, Decision: dec}
-	saveCtx := held.Context()
-	switch dec.Verdict {
-	case engine.Refuse:
-		return out, fmt.Errorf("%w: %s", ErrRefused, dec.Reason)
-	case engine.AlreadyDone, engine.ReportFailed:
-		return out, nil
-	case engine.StartRun:
-		// Sources first, written once and kept apart from the record: the
-		// record saved on every transition then holds only the plan, the
-		// digests and the status, and a run never exists without them.
-		ref, err := s.store.SaveSources(saveCtx, p.Plan.Name, p.Sources)
-		if err != nil {
-			return nil, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
-		}
-		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-		run.Spec.Sources = &ref
-		if err := s.store.Save(saveCtx, run); err != nil {
-			return nil, err
-		}
-		failpoint(run)
-		out.Run = run
-	case engine.StartAttempt:
-		if err := engine.NewAttempt(existing, time.Now()); err != nil {
-			return nil, err
-		}
-		if err := s.store.Save(saveCtx, existing); err != nil {
-			return nil, err
-		}
-		failpoint(existing)
-	case engine.ResumeRun:
-		s.opts.Notice(dec.Reason)
-		engine.Resume(existing)
+	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice)
+	if err != nil || !drive {
+		return out, err
 	}
 	return s.drive(ctx, held, out, p)
 }

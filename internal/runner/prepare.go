@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+// records is what apply needs of the run store; *runstore.Store is the
+// real one, and the decisions below are unit-tested with a small fake.
+type records interface {
+	Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, error)
+	List(ctx context.Context) ([]v1alpha1.UpgradeRun, error)
+	Save(ctx context.Context, r *v1alpha1.UpgradeRun) error
+	SaveSources(ctx context.Context, name string, sources map[string][]byte) (v1alpha1.BlobRef, error)
+}
+
+var _ records = (*runstore.Store)(nil)
+
+// prepare reads the runs saved on the cluster, decides what apply does
+// with this plan (engine.DecideApply) and records the start of what it
+// decided. drive tells whether the run is to be driven on; a refusal is
+// an error wrapping ErrRefused, and nothing is written for it.
+func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string)) (out *Outcome, drive bool, err error) {
+	existing, err := store.Get(ctx, p.Plan.Name)
+	if errors.Is(err, runstore.ErrNotFound) {
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	all, err := store.List(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	var others []v1alpha1.UpgradeRun
+	for _, r := range all {
+		if r.Name != p.Plan.Name {
+			others = append(others, r)
+		}
+	}
+	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
+	out = &Outcome{Run: existing, Decision: dec}
+	switch dec.Verdict {
+	case engine.Refuse:
+		return out, false, fmt.Errorf("%w: %s", ErrRefused, dec.Reason)
+	case engine.AlreadyDone, engine.ReportFailed:
+		return out, false, nil
+	case engine.StartRun:
+		// Sources first, written once and kept apart from the record: the
+		// record saved on every transition then holds only the plan, the
+		// digests and the status, and a run never exists without them.
+		ref, err := store.SaveSources(ctx, p.Plan.Name, p.Sources)
+		if err != nil {
+			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
+		}
+		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+		run.Spec.Sources = &ref
+		if err := store.Save(ctx, run); err != nil {
+			return nil, false, err
+		}
+		failpoint(run)
+		out.Run = run
+	case engine.StartAttempt:
+		if err := engine.NewAttempt(existing, time.Now()); err != nil {
+			return nil, false, err
+		}
+		if err := store.Save(ctx, existing); err != nil {
+			return nil, false, err
+		}
+		failpoint(existing)
+	case engine.ResumeRun:
+		notice(dec.Reason)
+		engine.Resume(existing)
+	}
+	return out, true, nil
+}

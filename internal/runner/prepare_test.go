@@ -1,0 +1,177 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+// fakeRecords is a run store in memory that logs every call, so a test
+// can tell what apply wrote, and in which order.
+type fakeRecords struct {
+	runs        map[string]*v1alpha1.UpgradeRun
+	listErr     error
+	sourcesErr  error
+	calls       []string
+	savedSource map[string][]byte
+}
+
+var _ records = (*fakeRecords)(nil)
+
+func (f *fakeRecords) Get(_ context.Context, name string) (*v1alpha1.UpgradeRun, error) {
+	f.calls = append(f.calls, "get")
+	r, ok := f.runs[name]
+	if !ok {
+		return nil, fmt.Errorf("run %s: %w", name, runstore.ErrNotFound)
+	}
+	cp := *r
+	return &cp, nil
+}
+
+func (f *fakeRecords) List(context.Context) ([]v1alpha1.UpgradeRun, error) {
+	f.calls = append(f.calls, "list")
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
+	var out []v1alpha1.UpgradeRun
+	for _, r := range f.runs {
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+func (f *fakeRecords) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
+	f.calls = append(f.calls, "save")
+	cp := *r
+	f.runs[r.Name] = &cp
+	return nil
+}
+
+func (f *fakeRecords) SaveSources(_ context.Context, name string, sources map[string][]byte) (v1alpha1.BlobRef, error) {
+	f.calls = append(f.calls, "save-sources")
+	if f.sourcesErr != nil {
+		return v1alpha1.BlobRef{}, f.sourcesErr
+	}
+	f.savedSource = sources
+	return v1alpha1.BlobRef{Secrets: []string{"upshift-src-" + name + "-0"}, SHA256: "abc"}, nil
+}
+
+func (f *fakeRecords) writes() string {
+	var w []string
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "save") {
+			w = append(w, c)
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// resolved is plan "demo" with one manifests step whose source has the
+// given content.
+func resolved(t *testing.T, content string) *Resolved {
+	t.Helper()
+	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: v1alpha1.UpgradePlanSpec{Version: "1.1.0", Stages: []v1alpha1.Stage{{
+		Name: "config", Steps: []v1alpha1.Step{{Name: "settings", Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{Path: "m.yaml"}}}},
+	}}}}
+	r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte(content)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// saved is a run of p as apply would have saved it, in phase.
+func saved(p *Resolved, phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
+	r := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+	r.Status.Phase = phase
+	return r
+}
+
+// What apply does with each saved state: start, resume, refuse, report,
+// start a new attempt; and what it writes for each (nothing, for all but
+// start, resume and new attempt).
+func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
+	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
+	changed := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\ndata: {x: y}\n")
+	other := func(phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
+		r := saved(plan, phase)
+		r.Name = "other"
+		return r
+	}
+	tests := []struct {
+		name       string
+		runs       []*v1alpha1.UpgradeRun
+		plan       *Resolved
+		retry      bool
+		listErr    error
+		sourcesErr error
+		verdict    engine.Verdict
+		drive      bool
+		writes     string
+		errHas     string
+		attempt    int
+	}{
+		{name: "no run yet: sources first, then the record", plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1},
+		{name: "sources cannot be written: no record", plan: plan, sourcesErr: errors.New("etcd is sad"), writes: "save-sources", errHas: "nothing was changed"},
+		{name: "unfinished, same plan: resume, write nothing yet", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
+		{name: "aborted: resume", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunAborted)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
+		{name: "unfinished, plan changed: refuse", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: changed, verdict: engine.Refuse, errHas: "content changed"},
+		{name: "succeeded, same plan: nothing to do", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.AlreadyDone},
+		{name: "succeeded, other content: refuse", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunSucceeded)}, plan: changed, verdict: engine.Refuse, errHas: "new metadata.name"},
+		{name: "rolled back: report", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRolledBack)}, plan: plan, verdict: engine.ReportFailed},
+		{name: "rolled back, --retry: a new attempt", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRolledBack)}, plan: plan, retry: true, verdict: engine.StartAttempt, drive: true, writes: "save", attempt: 2},
+		{name: "another run unfinished: refuse", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunFailed)}, plan: plan, verdict: engine.Refuse, errHas: "run other is unfinished"},
+		{name: "another run finished: start", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1},
+		{name: "runs cannot be listed: stop, write nothing", plan: plan, listErr: errors.New("list runs: etcd is sad"), errHas: "etcd is sad"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeRecords{runs: map[string]*v1alpha1.UpgradeRun{}, listErr: tt.listErr, sourcesErr: tt.sourcesErr}
+			for _, r := range tt.runs {
+				f.runs[r.Name] = r
+			}
+			out, drive, err := prepare(context.Background(), f, tt.plan, tt.retry, func(string) {})
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+					t.Fatalf("err = %v, want one saying %q", err, tt.errHas)
+				}
+				if tt.verdict == engine.Refuse && !errors.Is(err, ErrRefused) {
+					t.Errorf("a refusal must wrap ErrRefused (exit 1): %v", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.writes(); got != tt.writes {
+				t.Errorf("writes %q, want %q", got, tt.writes)
+			}
+			if drive != tt.drive {
+				t.Errorf("drive = %v, want %v", drive, tt.drive)
+			}
+			if tt.verdict != "" && (out == nil || out.Decision.Verdict != tt.verdict) {
+				t.Fatalf("verdict %+v, want %s", out, tt.verdict)
+			}
+			if tt.attempt != 0 {
+				if out.Run.Status.Attempt != tt.attempt || out.Run.Status.Phase != v1alpha1.RunRunning {
+					t.Errorf("run attempt %d phase %s, want attempt %d Running", out.Run.Status.Attempt, out.Run.Status.Phase, tt.attempt)
+				}
+			}
+			if tt.verdict == engine.StartRun {
+				if r := f.runs["demo"]; r.Spec.Sources == nil || r.Spec.Sources.Secrets[0] != "upshift-src-demo-0" {
+					t.Errorf("the new record does not name its sources: %+v", r.Spec.Sources)
+				}
+				if len(f.savedSource) != 1 {
+					t.Errorf("saved %d sources, want the plan's 1", len(f.savedSource))
+				}
+			}
+		})
+	}
+}
