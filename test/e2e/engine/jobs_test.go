@@ -3,10 +3,12 @@ package engine_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 )
 
@@ -85,4 +87,70 @@ func TestFailingMigrationNamesExitCodeAndLog(t *testing.T) {
 	r := w.mustExit(2, nil, "apply", "-f", w.migrationPlan("2.0.0-fail", "2.0.0"))
 	mustContain(t, "apply stderr", r.stderr, "step migrate failed", "exited with code 1", "this container runs on a kwok fake node")
 	w.assertRestored(before)
+}
+
+// TestRetriedAttemptRunsItsOwnMigrations: attempt 1 migrates, fails at a
+// later stage and rolls back, running the down-migration. apply --retry
+// (attempt 2) runs the migration again, and its rollback runs the
+// down-migration again: a completed down-migration Job of attempt 1 is not
+// taken for attempt 2's, so "restore verified" never stands on a schema
+// that was not put back.
+func TestRetriedAttemptRunsItsOwnMigrations(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	before := w.capture()
+	plan := w.migrationPlan("2.0.0", "2.0.0-broken")
+
+	w.mustExit(2, nil, "apply", "-f", plan)
+	w.waitJobsCreated("attempt 1", map[string]int{"migrate-2-0-0": 1, "migrate-2-0-0-down": 1})
+
+	r := w.mustExit(2, nil, "apply", "-f", plan, "--retry")
+	mustContain(t, "apply --retry stderr", r.stderr, "step web failed", "restore verified")
+	w.waitJobsCreated("attempt 2", map[string]int{"migrate-2-0-0": 2, "migrate-2-0-0-down": 2})
+
+	down, err := w.cs.BatchV1().Jobs("shop").Get(w.ctx, "migrate-2-0-0-down", metaGet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := down.Annotations["upshift.dev/run-attempt"]; a != "2" || down.Status.Succeeded != 1 {
+		t.Errorf("down-migration Job: attempt %q, succeeded %d; want attempt 2's, completed", a, down.Status.Succeeded)
+	}
+	run := w.run("shop-2.0.0")
+	if run.Status.Attempt != 2 || run.Status.Phase != v1alpha1.RunRolledBack {
+		t.Fatalf("run: attempt %d, %s; want attempt 2, RolledBack", run.Status.Attempt, run.Status.Phase)
+	}
+	schema := run.Status.Stages[0].Message
+	mustContain(t, "stage schema message", schema, "rollback job: job shop/migrate-2-0-0-down completed")
+	if strings.Contains(schema, "already completed") {
+		t.Errorf("attempt 2's rollback took attempt 1's down-migration for its own: %s", schema)
+	}
+	w.eventually("the migration Job attempt 2 created is deleted", func() (bool, string) {
+		_, err := w.cs.BatchV1().Jobs("shop").Get(w.ctx, "migrate-2-0-0", metaGet)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	w.assertRestored(before)
+}
+
+// waitJobsCreated waits until the audit log shows upshift creating each
+// named Job in namespace shop exactly as many times as want says (a
+// server-side apply that creates answers 201), and fails if it shows
+// another count after 30s.
+func (w *world) waitJobsCreated(what string, want map[string]int) {
+	w.t.Helper()
+	w.eventually(what+": Jobs created", func() (bool, string) {
+		got := map[string]int{}
+		for _, e := range w.upshiftWrites() {
+			if e.ObjectRef != nil && e.ObjectRef.Resource == "jobs" && e.ObjectRef.Namespace == "shop" &&
+				e.ResponseStatus != nil && e.ResponseStatus.Code == 201 {
+				got[e.ObjectRef.Name]++
+			}
+		}
+		for name, n := range want {
+			if got[name] != n {
+				return false, fmt.Sprintf("created %v, want %v", got, want)
+			}
+		}
+		return true, ""
+	})
 }
