@@ -224,7 +224,7 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 		}
 		objs := a.plan.Objects[RollbackJobPath(stage, i)]
 		if objs == nil {
-			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: run `upshift apply -f` with the plan, then rollback", s.Name)}, nil
+			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s is not saved with the run; nothing restored: apply the plan again to save its sources, then roll back", s.Name)}, nil
 		}
 		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), attemptOf(r), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
 		if err != nil {

@@ -208,7 +208,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
 	return s.command(ctx, name, false, func(r *v1alpha1.UpgradeRun) error {
 		if newer := s.newerRun(ctx, r); newer != "" {
-			return fmt.Errorf("run %s started after %s and is not rolled back: roll it back first (upshift rollback %s)", newer, r.Name, newer)
+			return fmt.Errorf("run %s started after %s and is not rolled back: roll back run %s first", newer, r.Name, newer)
 		}
 		return engine.RequestRollback(r, "rollback requested by "+lease.CurrentIdentity(name).String(), time.Now())
 	})
@@ -307,14 +307,14 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	case errors.Is(cause, ErrAborted):
 		// `upshift abort` wrote the request into the record: save the
 		// abort on top of it (the saver takes the flag on a conflict).
-		if aerr := engine.Abort(run, "an operator (upshift abort)", time.Now()); aerr == nil {
+		if aerr := engine.Abort(run, "an operator", time.Now()); aerr == nil {
 			if serr := saver.Save(held.Context(), run); serr != nil {
 				s.opts.Notice(fmt.Sprintf("could not record the abort of run %s: %v", run.Name, serr))
 			}
 		}
 		out.Stopped = ErrAborted
 	case errors.Is(cause, ErrInterrupted):
-		run.Status.Message = "interrupted; `upshift apply -f` with the same plan resumes it"
+		run.Status.Message = "interrupted"
 		_ = s.store.Save(held.Context(), run)
 		out.Stopped = ErrInterrupted
 	case held.Context().Err() != nil:
