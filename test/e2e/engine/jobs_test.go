@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster"
@@ -153,4 +156,59 @@ func (w *world) waitJobsCreated(what string, want map[string]int) {
 		}
 		return true, ""
 	})
+}
+
+// TestRollbackRefusesADownMigrationItDidNotRun: a completed Job of the
+// down-migration's name that this rollback did not create (here made by
+// hand) is not taken for the down-migration: the rollback fails (exit 3,
+// RollbackFailed) naming the Job and the fix, instead of reporting a
+// verified restore; deleting the Job and rolling back again runs it.
+func TestRollbackRefusesADownMigrationItDidNotRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	before := w.capture()
+	noRetry := int32(0)
+	stray := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "migrate-2-0-0-down", Namespace: "shop"},
+		Spec: batchv1.JobSpec{BackoffLimit: &noRetry, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "migrate", Image: "example.com/shop/migrate:2.0.0"}},
+		}}},
+	}
+	if _, err := w.cs.BatchV1().Jobs("shop").Create(w.ctx, stray, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.eventually("the hand-made Job completes", func() (bool, string) {
+		j, err := w.cs.BatchV1().Jobs("shop").Get(w.ctx, stray.Name, metaGet)
+		if err != nil {
+			return false, err.Error()
+		}
+		return j.Status.Succeeded == 1, fmt.Sprintf("succeeded %d", j.Status.Succeeded)
+	})
+
+	r := w.mustExit(3, nil, "apply", "-f", w.migrationPlan("2.0.0", "2.0.0-broken"))
+	mustContain(t, "apply stderr", r.stderr, "the rollback failed",
+		"job shop/migrate-2-0-0-down exists and this rollback did not create it (it was not created by an Upshift run)", "delete that Job")
+	if strings.Contains(r.stderr, "restore verified") {
+		t.Errorf("the rollback claims a verified restore without running its down-migration:\n%s", r.stderr)
+	}
+	if ph := w.run("shop-2.0.0").Status.Phase; ph != v1alpha1.RunRollbackFailed {
+		t.Fatalf("run %s, want RollbackFailed", ph)
+	}
+
+	// The fix the message names: delete the Job, roll back again.
+	fg := metav1.DeletePropagationForeground
+	if err := w.cs.BatchV1().Jobs("shop").Delete(w.ctx, stray.Name, metav1.DeleteOptions{PropagationPolicy: &fg}); err != nil {
+		t.Fatal(err)
+	}
+	w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	down, err := w.cs.BatchV1().Jobs("shop").Get(w.ctx, stray.Name, metaGet)
+	if err != nil {
+		t.Fatalf("the down-migration did not run: %v", err)
+	}
+	if down.Annotations["upshift.dev/run"] != "shop-2.0.0" || down.Status.Succeeded != 1 {
+		t.Errorf("down-migration Job: annotations %v, succeeded %d; want the rollback's own, completed", down.Annotations, down.Status.Succeeded)
+	}
+	w.assertRestored(before)
 }
