@@ -80,6 +80,9 @@ or aborted; apply resumes).`,
 			view.stop()
 			if err != nil {
 				if refusal(err) {
+					if out != nil {
+						return withDecisionHint(err, out.Decision)
+					}
 					return err
 				}
 				return fmt.Errorf("apply %s: %w", p.Plan.Name, err)

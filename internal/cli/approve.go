@@ -13,24 +13,34 @@ func newApproveCommand(kf *kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approve NAME [--step STEP]",
 		Short: "Approve the approval step a run waits at",
-		Long: `Record your approval of the approval step the run waits at (or of --step).
-A waiting apply goes on at once; a run stopped with --no-wait goes on at the
-next apply. Exit 1 when no approval step waits.`,
+		Long: `Record your approval of the approval step the run waits at now. A waiting
+apply goes on at once; a run stopped with --no-wait goes on at the next apply.
+
+Without --step only the step the run waits at is approved, never one further
+on. --step S approves S by name: the step the run waits at, or one it has not
+reached yet (approved ahead: the run will not stop there).
+
+Exit 1, changing nothing, when no approval step waits (and no --step is
+given), or the step already passed or is already approved.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sess, err := openSession(kf)
 			if err != nil {
 				return err
 			}
-			step, err := sess.Approve(cmd.Context(), args[0], stepName)
+			a, err := sess.Approve(cmd.Context(), args[0], stepName)
 			if err != nil {
-				return err
+				return withApprovalHint(err, args[0])
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "approved step %s of run %s\n", step, args[0])
+			if a.Ahead {
+				fmt.Fprintf(cmd.OutOrStdout(), "pre-approved step %s of run %s; the run will not stop there\n", a.Step, args[0])
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "approved step %s of run %s\n", a.Step, args[0])
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&stepName, "step", "", "the approval step to approve (default: the one the run waits at)")
+	cmd.Flags().StringVar(&stepName, "step", "", "the approval step to approve: the one the run waits at, or one ahead (default: the one the run waits at)")
 	return cmd
 }
 

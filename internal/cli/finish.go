@@ -22,7 +22,7 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 	w := cmd.OutOrStdout()
 	switch out.Decision.Verdict {
 	case engine.AlreadyDone, engine.ReportFailed:
-		fmt.Fprintln(cmd.ErrOrStderr(), out.Decision.Reason)
+		fmt.Fprintln(cmd.ErrOrStderr(), out.Decision.Reason+decisionHint(out.Decision))
 	}
 	if output != "" && out.Run != nil {
 		if err := printObject(w, shownRun(out.Run), output); err != nil {

@@ -162,13 +162,13 @@ func mark(ph v1alpha1.Phase, frame int) string {
 func renderTree(r *v1alpha1.UpgradeRun, frame int, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s → %s  %s\n", r.Name, r.Spec.Plan.Version, r.Status.Phase)
-	for _, ss := range r.Status.Stages {
+	for si, ss := range r.Status.Stages {
 		fmt.Fprintf(&b, "%s %-28s %-12s %s\n", mark(ss.Phase, frame), ss.Name, ss.Phase, elapsed(ss.StartedAt, ss.FinishedAt, now))
 		if ss.Phase == v1alpha1.PhasePending {
 			continue
 		}
-		for _, s := range ss.Steps {
-			fmt.Fprintf(&b, "  %s %-26s %-12s %-7s %s\n", mark(s.Phase, frame), s.Name, s.Phase, elapsed(s.StartedAt, s.FinishedAt, now), oneLine(s.Message))
+		for i, s := range ss.Steps {
+			fmt.Fprintf(&b, "  %s %-26s %-12s %-7s %s\n", mark(s.Phase, frame), s.Name, s.Phase, elapsed(s.StartedAt, s.FinishedAt, now), oneLine(stepMessage(r, si, i)))
 		}
 		for _, g := range ss.Gates {
 			fmt.Fprintf(&b, "  %s %-26s %-12s %-7s %s\n", mark(g.Phase, frame), oneLine(g.Name), g.Phase, elapsed(g.StartedAt, g.FinishedAt, now), oneLine(g.Message))
@@ -206,6 +206,9 @@ func describeEvent(e engine.Event) string {
 		what = "stage " + stage.Name + ": rollback"
 	}
 	if e.Begin {
+		if a.Kind == engine.RunStep && waitsForApproval(r, a.Stage, a.Index) {
+			return what + " started: " + stepMessage(r, a.Stage, a.Index)
+		}
 		return what + " started"
 	}
 	verdict := "succeeded"

@@ -26,14 +26,14 @@ func printRunSummary(w io.Writer, r *v1alpha1.UpgradeRun) {
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STAGE/STEP\tPHASE\tTOOK\tMESSAGE")
-	for _, ss := range st.Stages {
+	for si, ss := range st.Stages {
 		msg := ss.Message
 		if ss.Backup != nil && msg == "" {
 			msg = fmt.Sprintf("backup: %d existing object(s), %d to be created, %d Secret(s)", ss.Backup.Objects, ss.Backup.Absent, len(ss.Backup.Secrets))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ss.Name, ss.Phase, took(ss.StartedAt, ss.FinishedAt), oneLine(msg))
-		for _, s := range ss.Steps {
-			fmt.Fprintf(tw, "  step %s\t%s\t%s\t%s\n", s.Name, s.Phase, took(s.StartedAt, s.FinishedAt), oneLine(s.Message))
+		for i, s := range ss.Steps {
+			fmt.Fprintf(tw, "  step %s\t%s\t%s\t%s\n", s.Name, s.Phase, took(s.StartedAt, s.FinishedAt), oneLine(stepMessage(r, si, i)))
 		}
 		for _, g := range ss.Gates {
 			fmt.Fprintf(tw, "  gate %s\t%s\t%s\t%s\n", g.Name, g.Phase, took(g.StartedAt, g.FinishedAt), oneLine(g.Message))

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -43,8 +44,22 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 				return printObject(cmd.OutOrStdout(), shownRun(run), output)
 			}
 			printRunSummary(cmd.OutOrStdout(), run)
-			if id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift"); err == nil && valid && id.Run == run.Name {
+			id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift")
+			switch {
+			case err != nil:
+				// The run is shown; only who drives it is unknown.
+				fmt.Fprintf(cmd.ErrOrStderr(), "cannot tell whether a process drives run %s: %v\n", run.Name, err)
+			case valid && id.Run == run.Name:
 				fmt.Fprintf(cmd.OutOrStdout(), "driven now by %s\n", id)
+				if s := waitingApproval(run); s != "" {
+					if _, ok := engine.Approved(run, s); !ok {
+						fmt.Fprintf(cmd.OutOrStdout(), "next: `upshift approve %s` approves step %s\n", run.Name, s)
+					}
+				}
+			default:
+				if h := runHint(run); h != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "next: %s\n", h)
+				}
 			}
 			return nil
 		},

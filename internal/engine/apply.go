@@ -21,10 +21,30 @@ const (
 	Refuse       Verdict = "refuse"        // the plan changed, or another run is unfinished
 )
 
-// Decision is a Verdict and why.
+// NextAction is what an operator can do about a refusal or a reported
+// failure. It is data: each driver names it in its own terms (the CLI as a
+// command line), so no driver's syntax lands in the engine.
+type NextAction string
+
+const (
+	// FinishRun: another run is unfinished; resume, retry, roll back or
+	// abort it (Decision.Run).
+	FinishRun NextAction = "finish-run"
+	// RollBackRun: the unfinished run's plan changed; apply the original
+	// plan to resume it, or roll it back.
+	RollBackRun NextAction = "rollback-run"
+	// RetryRun: the run rolled back; a new attempt starts it over.
+	RetryRun NextAction = "retry-run"
+)
+
+// Decision is a Verdict and why, and what the operator can do next.
 type Decision struct {
 	Verdict Verdict
 	Reason  string
+	// Next is the operator's way on ("" when none is needed); Run is the
+	// run it concerns.
+	Next NextAction
+	Run  string
 }
 
 // DecideApply decides what `apply` does. existing is the run saved under
@@ -32,32 +52,32 @@ type Decision struct {
 func DecideApply(existing *v1alpha1.UpgradeRun, others []v1alpha1.UpgradeRun, digest string, sources map[string]string, retry bool) Decision {
 	for _, o := range others {
 		if !o.Status.Phase.Finished() {
-			return Decision{Refuse, fmt.Sprintf("run %s is unfinished (%s): finish it first (upshift apply, retry, rollback or abort %s)", o.Name, o.Status.Phase, o.Name)}
+			return Decision{Verdict: Refuse, Reason: fmt.Sprintf("run %s is unfinished (%s): finish it first", o.Name, o.Status.Phase), Next: FinishRun, Run: o.Name}
 		}
 	}
 	if existing == nil {
-		return Decision{StartRun, "no run of this plan yet"}
+		return Decision{Verdict: StartRun, Reason: "no run of this plan yet"}
 	}
 	changed := Changes(existing, digest, sources)
 	switch existing.Status.Phase {
 	case v1alpha1.RunSucceeded:
 		if changed != "" {
-			return Decision{Refuse, fmt.Sprintf("run %s already reached version %s with other content (%s): a new plan needs a new metadata.name", existing.Name, existing.Spec.Plan.Version, changed)}
+			return Decision{Verdict: Refuse, Reason: fmt.Sprintf("run %s already reached version %s with other content (%s): a new plan needs a new metadata.name", existing.Name, existing.Spec.Plan.Version, changed)}
 		}
-		return Decision{AlreadyDone, fmt.Sprintf("run %s already reached version %s; nothing to do", existing.Name, existing.Spec.Plan.Version)}
+		return Decision{Verdict: AlreadyDone, Reason: fmt.Sprintf("run %s already reached version %s; nothing to do", existing.Name, existing.Spec.Plan.Version)}
 	case v1alpha1.RunRolledBack:
 		if changed != "" {
-			return Decision{Refuse, fmt.Sprintf("run %s was rolled back and the plan changed since (%s): a new plan needs a new metadata.name", existing.Name, changed)}
+			return Decision{Verdict: Refuse, Reason: fmt.Sprintf("run %s was rolled back and the plan changed since (%s): a new plan needs a new metadata.name", existing.Name, changed)}
 		}
 		if retry {
-			return Decision{StartAttempt, fmt.Sprintf("run %s was rolled back; --retry starts attempt %d from the first stage", existing.Name, existing.Status.Attempt+1)}
+			return Decision{Verdict: StartAttempt, Reason: fmt.Sprintf("run %s was rolled back; attempt %d starts from the first stage", existing.Name, existing.Status.Attempt+1)}
 		}
-		return Decision{ReportFailed, fmt.Sprintf("run %s failed and was rolled back: %s (apply --retry starts a new attempt)", existing.Name, existing.Status.Message)}
+		return Decision{Verdict: ReportFailed, Reason: fmt.Sprintf("run %s failed and was rolled back: %s", existing.Name, existing.Status.Message), Next: RetryRun, Run: existing.Name}
 	}
 	if changed != "" {
-		return Decision{Refuse, fmt.Sprintf("run %s is unfinished (%s) and the plan changed since it started (%s): apply the original plan to resume, or roll it back (upshift rollback %s)", existing.Name, existing.Status.Phase, changed, existing.Name)}
+		return Decision{Verdict: Refuse, Reason: fmt.Sprintf("run %s is unfinished (%s) and the plan changed since it started (%s): apply the original plan to resume, or roll it back", existing.Name, existing.Status.Phase, changed), Next: RollBackRun, Run: existing.Name}
 	}
-	return Decision{ResumeRun, fmt.Sprintf("resuming run %s (%s)", existing.Name, existing.Status.Phase)}
+	return Decision{Verdict: ResumeRun, Reason: fmt.Sprintf("resuming run %s (%s)", existing.Name, existing.Status.Phase)}
 }
 
 // Changes says what differs between a saved run and a plan's digests, or

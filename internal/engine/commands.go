@@ -187,37 +187,3 @@ func Abort(r *v1alpha1.UpgradeRun, who string, now time.Time) error {
 }
 
 func ptrTime(t time.Time) *metav1.MicroTime { m := metav1.NewMicroTime(t); return &m }
-
-// Approved reports who approved the step, if anyone did.
-func Approved(r *v1alpha1.UpgradeRun, step string) (*v1alpha1.Approval, bool) {
-	for i := range r.Status.Approvals {
-		if r.Status.Approvals[i].Step == step {
-			return &r.Status.Approvals[i], true
-		}
-	}
-	return nil, false
-}
-
-// Approve records an approval of the approval step that waits (or of the
-// named one). It fails when no approval step waits or is pending.
-func Approve(r *v1alpha1.UpgradeRun, step, by string, now time.Time) (string, error) {
-	for i, st := range r.Spec.Plan.Stages {
-		for j, s := range st.Steps {
-			if s.Approval == nil || (step != "" && s.Name != step) {
-				continue
-			}
-			if _, done := Approved(r, s.Name); done {
-				continue
-			}
-			if r.Status.Stages[i].Steps[j].Phase == v1alpha1.PhaseSucceeded {
-				continue
-			}
-			r.Status.Approvals = append(r.Status.Approvals, v1alpha1.Approval{Step: s.Name, By: by, At: metav1.NewMicroTime(now)})
-			return s.Name, nil
-		}
-	}
-	if step != "" {
-		return "", fmt.Errorf("run %s has no approval step %q waiting for approval: %w", r.Name, step, ErrNotAllowed)
-	}
-	return "", fmt.Errorf("run %s has no approval step waiting for approval: %w", r.Name, ErrNotAllowed)
-}

@@ -25,4 +25,7 @@
 //     failed restore stops the rollback there (RollbackFailed): restoring
 //     earlier stages under a later one that is still broken could only make
 //     the state harder to reason about.
+//   - The record and apply's decisions hold facts ("waiting for approval"),
+//     never a driver's command text: a Decision names its NextAction as
+//     data, and each driver (CLI, controller, HTTP API) renders its own.
 package engine

@@ -70,6 +70,8 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 		return fmt.Sprintf("phase %s", r.Status.Phase)
 	case "apply":
 		return s.apply(t, d)
+	case "approve":
+		return s.approve(t, d)
 	case "resume-at-every-transition":
 		return s.resumeEverywhere(t, d)
 	}
@@ -124,7 +126,42 @@ func (s *scenario) apply(t *testing.T, d *datadriven.TestData) string {
 		digest = "sha256:changed"
 	}
 	dec := DecideApply(r, others, digest, sources, retry)
-	return fmt.Sprintf("%s: %s", dec.Verdict, dec.Reason)
+	out := fmt.Sprintf("%s: %s", dec.Verdict, dec.Reason)
+	if dec.Next != "" {
+		out += fmt.Sprintf("\nnext: %s %s", dec.Next, dec.Run)
+	}
+	return out
+}
+
+// approve records an operator's approval of the saved run, of the step
+// the run waits at or of step=NAME, and says what Approve did.
+func (s *scenario) approve(t *testing.T, d *datadriven.TestData) string {
+	var step string
+	for _, arg := range d.CmdArgs {
+		switch arg.Key {
+		case "step":
+			step = arg.Vals[0]
+		default:
+			t.Fatalf("approve: unknown argument %s", arg.Key)
+		}
+	}
+	r := s.load(t)
+	a, err := Approve(r, step, "alice@laptop", s.now())
+	var refused *ApprovalRefused
+	switch {
+	case errors.As(err, &refused):
+		if !errors.Is(err, ErrNotAllowed) {
+			t.Errorf("a refused approval does not wrap ErrNotAllowed: %v", err)
+		}
+		return fmt.Sprintf("refused (%s): %v", refused.Reason, err)
+	case err != nil:
+		t.Fatalf("approve: %v", err)
+	}
+	s.save(t, r)
+	if a.Ahead {
+		return fmt.Sprintf("approved %s ahead: the run will not stop there", a.Step)
+	}
+	return fmt.Sprintf("approved %s, where the run waits", a.Step)
 }
 
 // run drives the saved run with a fake actor. Arguments:
@@ -133,9 +170,11 @@ func (s *scenario) apply(t *testing.T, d *datadriven.TestData) string {
 //	                restore:STAGE; each fails once
 //	kill=N          the process dies right after saving transition N
 //	lose-lease=N    the lease is lost during the action begun at transition N
+//	wait=ACTION,…   the action stops the run to wait (an approval with
+//	                apply --no-wait): the drive ends, the step Running
 func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	var out strings.Builder
-	fails, slow := map[string]bool{}, map[string]bool{}
+	fails, slow, waits := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	killAt, loseAt := -1, -1
 	quiet := false
 	for _, arg := range d.CmdArgs {
@@ -150,6 +189,10 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			for _, v := range arg.Vals {
 				fails[v] = true
 			}
+		case "wait":
+			for _, v := range arg.Vals {
+				waits[v] = true
+			}
 		case "kill":
 			killAt = atoi(t, arg.Vals[0])
 		case "lose-lease":
@@ -163,7 +206,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	if quiet {
 		lines = nil
 	}
-	err := s.driveSlow(r, fails, slow, killAt, loseAt, lines)
+	err := s.driveWith(r, fails, slow, waits, killAt, loseAt, lines)
 	switch {
 	case errors.Is(err, errKilled):
 		fmt.Fprintf(&out, "killed after transition %d\n", killAt)
@@ -176,12 +219,13 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 }
 
 func (s *scenario) drive(r *v1alpha1.UpgradeRun, fails map[string]bool, killAt, loseAt int, out *strings.Builder) error {
-	return s.driveSlow(r, fails, nil, killAt, loseAt, out)
+	return s.driveWith(r, fails, nil, nil, killAt, loseAt, out)
 }
 
-// driveSlow is drive where the actions in slow run until they are
-// cancelled (a branch still working when its sibling fails).
-func (s *scenario) driveSlow(r *v1alpha1.UpgradeRun, fails, slow map[string]bool, killAt, loseAt int, out *strings.Builder) error {
+// driveWith is drive where the actions in slow run until they are
+// cancelled (a branch still working when its sibling fails), and those in
+// waits stop the run to wait.
+func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[string]bool, killAt, loseAt int, out *strings.Builder) error {
 	var mu sync.Mutex // graph stages act side by side
 	actor := actorFunc(func(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error) {
 		if r.Status.Transitions == loseAt {
@@ -192,6 +236,9 @@ func (s *scenario) driveSlow(r *v1alpha1.UpgradeRun, fails, slow map[string]bool
 		fail := fails[key]
 		delete(fails, key)
 		mu.Unlock()
+		if waits[key] {
+			return Outcome{}, errors.New("waiting for approval")
+		}
 		if slow[key] {
 			<-ctx.Done() // runs until stopped
 			return Outcome{}, context.Cause(ctx)
@@ -393,7 +440,7 @@ func render(r *v1alpha1.UpgradeRun) string {
 	return b.String()
 }
 
-// parsePlan reads "stage NAME steps=a,b gates=N" lines.
+// parsePlan reads "stage NAME steps=a,b approvals=c gates=N" lines.
 func parsePlan(t *testing.T, d *datadriven.TestData) *v1alpha1.UpgradePlan {
 	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
 	p.Spec.Version = "1.1.0"
@@ -415,6 +462,10 @@ func parsePlan(t *testing.T, d *datadriven.TestData) *v1alpha1.UpgradePlan {
 			case "steps":
 				for _, n := range strings.Split(v, ",") {
 					st.Steps = append(st.Steps, v1alpha1.Step{Name: n})
+				}
+			case "approvals": // approval steps, after the steps= ones
+				for _, n := range strings.Split(v, ",") {
+					st.Steps = append(st.Steps, v1alpha1.Step{Name: n, Approval: &v1alpha1.ApprovalStep{}})
 				}
 			case "after": // after=b:a+c  step b depends on a and c
 				for _, dep := range strings.Split(strings.Trim(v, "()"), ",") {

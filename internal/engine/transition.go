@@ -41,7 +41,8 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 		begin(st, &t)
 		switch spec := r.Spec.Plan.Stages[a.Stage].Steps[a.Index]; {
 		case spec.Approval != nil:
-			st.Message = "waiting for approval: upshift approve " + r.Name
+			// A fact, not a command: each driver says how to approve.
+			st.Message = "waiting for approval"
 			if spec.Approval.Message != "" {
 				st.Message = spec.Approval.Message + " (" + st.Message + ")"
 			}

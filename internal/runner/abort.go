@@ -33,7 +33,7 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.Abort(run, "an operator (upshift abort)", time.Now()); err != nil {
+	if err := engine.Abort(run, "an operator", time.Now()); err != nil {
 		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	if err := s.store.Save(held.Context(), run); err != nil {

@@ -75,7 +75,16 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 	if s.Helm != nil {
 		return a.helmExecutor(stage, i)
 	}
-	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), started, a.deps)
+	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), started, attemptOf(r), a.deps)
+}
+
+// attemptOf is the run attempt an action acts for (zero when r is nil:
+// only listing targets, nothing runs).
+func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
+	if r == nil {
+		return step.RunAttempt{}
+	}
+	return step.RunAttempt{Run: r.Name, Attempt: r.Status.Attempt}
 }
 
 // backup snapshots every object the stage's steps name, saves it and has
@@ -225,7 +234,7 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 			}
 			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s %s; nothing restored: apply the plan again to save its sources, then roll back", s.Name, why)}, nil
 		}
-		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
+		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), attemptOf(r), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
 		if err != nil {
 			o, err := a.failed(ctx, fmt.Errorf("rollback job of step %s: %w", s.Name, err))
 			return nil, nil, o, err

@@ -43,7 +43,7 @@ func (r *Resolved) helmInputs(stage, step int) (*helmx.Chart, map[string]any, er
 	h := r.Plan.Spec.Stages[stage].Steps[step].Helm
 	b, ok := r.Sources[HelmChartPath(stage, step)]
 	if !ok {
-		return nil, nil, fmt.Errorf("the chart of step %s is not saved with the run: run `upshift apply -f` with the plan", r.Plan.Spec.Stages[stage].Steps[step].Name)
+		return nil, nil, fmt.Errorf("the chart of step %s is not saved with the run: apply the plan again to save it", r.Plan.Spec.Stages[stage].Steps[step].Name)
 	}
 	ch, err := helmx.LoadArchive(b)
 	if err != nil {

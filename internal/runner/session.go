@@ -169,7 +169,7 @@ func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
 			return fmt.Errorf("cannot tell whether a later run stands on run %s: %w; nothing was changed", r.Name, err)
 		}
 		if newer != "" {
-			return fmt.Errorf("run %s started after %s and is not rolled back: roll it back first (upshift rollback %s)", newer, r.Name, newer)
+			return fmt.Errorf("run %s started after %s and is not rolled back: roll back run %s first", newer, r.Name, newer)
 		}
 		return engine.RequestRollback(r, "rollback requested by "+lease.CurrentIdentity(name).String(), time.Now())
 	})
@@ -280,7 +280,7 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 		// `upshift abort` wrote the request into the record: save the
 		// abort on top of it (the saver takes the flag on a conflict).
 		out.Stopped = ErrAborted
-		if aerr := engine.Abort(run, "an operator (upshift abort)", time.Now()); aerr == nil {
+		if aerr := engine.Abort(run, "an operator", time.Now()); aerr == nil {
 			if serr := saver.Save(held.Context(), run); serr != nil {
 				out.Stopped = &NotSavedError{Stop: ErrAborted, Err: serr}
 			}

@@ -38,6 +38,16 @@ func Failure(format string, a ...any) Result {
 	return Result{Outcome: Failed, Message: fmt.Sprintf(format, a...)}
 }
 
+// RunAttempt names the run and the attempt (apply --retry starts a new
+// one) an executor acts for. A step kind whose objects outlive an attempt
+// (a Job) marks them with it, so a new attempt does not take the work of
+// an earlier one, undone by that attempt's rollback, for its own. The
+// zero value marks nothing (previews, tests of one step alone).
+type RunAttempt struct {
+	Run     string
+	Attempt int
+}
+
 // Executor performs one step.
 type Executor interface {
 	// Targets names every object the step may change or create, so the

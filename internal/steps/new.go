@@ -27,8 +27,9 @@ var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests,
 // step's source (crds, manifests, job, recreate's from; nil for image).
 // timeout is the step's timeout; zero means DefaultTimeout. started is when
 // the step first started, from the run record (zero before it has): a
-// resumed recreate step tells what it already re-created by it.
-func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, started time.Time, d *clients.Set) (step.Executor, error) {
+// resumed recreate step tells what it already re-created by it. at is the
+// run attempt the step runs in: a job step keys its Job by it.
+func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, started time.Time, at step.RunAttempt, d *clients.Set) (step.Executor, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -51,7 +52,7 @@ func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Durati
 	case s.Manifests != nil:
 		e, err = manifests.New(*s.Manifests, objs, timeout, d.Applier, d.Waiter)
 	case s.Job != nil:
-		e, err = job.New(*s.Job, objs, timeout, d.Applier, d.Waiter, d.Clientset)
+		e, err = job.New(*s.Job, objs, timeout, at, d.Applier, d.Waiter, d.Clientset)
 	case s.Recreate != nil:
 		e, err = recreate.New(*s.Recreate, objs, started, timeout, recreate.Clients{
 			Dynamic: d.Dynamic, Mapper: d.Mapper, Clientset: d.Clientset, Applier: d.Applier, Waiter: d.Waiter})

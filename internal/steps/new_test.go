@@ -11,6 +11,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/source"
+	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
@@ -48,7 +49,7 @@ func TestNew(t *testing.T) {
 			if tt.name == "crds" {
 				objs = nil
 			}
-			e, err := New(tt.s, objs, 0, time.Time{}, d)
+			e, err := New(tt.s, objs, 0, time.Time{}, step.RunAttempt{}, d)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "step \""+tt.s.Name+"\"") {
 					t.Fatalf("New = %v, want %v naming the step", err, tt.wantErr)

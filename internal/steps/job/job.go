@@ -24,12 +24,17 @@ const diagnoseTimeout = 10 * time.Second
 
 // Executor runs one Job to completion.
 type Executor struct {
-	job     *unstructured.Unstructured
+	job     *unstructured.Unstructured // marked with attempt
 	ref     step.Ref
 	timeout time.Duration
 	applier *kube.Applier // as FieldManager
 	waiter  *kube.Waiter
 	cs      kubernetes.Interface
+
+	attempt step.RunAttempt
+	// rollback: the Job is a down-migration, which every rollback must
+	// run itself (see Run).
+	rollback bool
 }
 
 var _ step.Executor = (*Executor)(nil)
@@ -39,12 +44,12 @@ var _ step.Executor = (*Executor)(nil)
 var ErrNoTimeout = errors.New("a job step needs a positive timeout")
 
 // New checks that objs, the decoded source of the step, are one Job with a
-// name and a namespace.
-func New(spec v1alpha1.JobStep, objs []*unstructured.Unstructured, timeout time.Duration, a *kube.Applier, w *kube.Waiter, cs kubernetes.Interface) (*Executor, error) {
-	return newExecutor(spec.Source, objs, timeout, a, w, cs)
+// name and a namespace. at is the run attempt the Job is created for.
+func New(spec v1alpha1.JobStep, objs []*unstructured.Unstructured, timeout time.Duration, at step.RunAttempt, a *kube.Applier, w *kube.Waiter, cs kubernetes.Interface) (*Executor, error) {
+	return newExecutor(spec.Source, objs, timeout, at, a, w, cs)
 }
 
-func newExecutor(src v1alpha1.Source, objs []*unstructured.Unstructured, timeout time.Duration, a *kube.Applier, w *kube.Waiter, cs kubernetes.Interface) (*Executor, error) {
+func newExecutor(src v1alpha1.Source, objs []*unstructured.Unstructured, timeout time.Duration, at step.RunAttempt, a *kube.Applier, w *kube.Waiter, cs kubernetes.Interface) (*Executor, error) {
 	if timeout <= 0 {
 		return nil, ErrNoTimeout
 	}
@@ -53,8 +58,9 @@ func newExecutor(src v1alpha1.Source, objs []*unstructured.Unstructured, timeout
 		return nil, err
 	}
 	return &Executor{
-		job:     j,
+		job:     marked(j, at),
 		ref:     kube.RefOf(j),
+		attempt: at,
 		timeout: timeout,
 		applier: a.WithFieldManager(FieldManager),
 		waiter:  w,
@@ -67,13 +73,34 @@ func (e *Executor) Targets(context.Context) ([]step.Ref, error) {
 	return []step.Ref{e.ref}, nil
 }
 
-// Run creates the Job unless it exists, then waits until it completes.
+// Run creates the Job unless this attempt already did, then waits until
+// it completes. A Job an earlier attempt of the run left is deleted and
+// created anew: that attempt's rollback undid its work. A Job the run did
+// not create is judged by its name and spec, as a migration someone
+// already ran; but a down-migration must be this rollback's own, or the
+// rollback would report a restore whose schema never went back.
 func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	b := budget.Start(ctx, e.timeout)
 	defer b.Stop()
 	existing, err := e.existing(b.Context())
 	if err != nil {
 		return b.Verdict(fmt.Errorf("run %s: %w", e.ref, err))
+	}
+	replaced := ""
+	if existing != nil {
+		switch originOf(existing.GetAnnotations(), e.attempt) {
+		case earlierAttempt:
+			replaced = existing.GetAnnotations()[AnnotationAttempt]
+			if err := e.deleteEarlier(b.Context(), existing); err != nil {
+				return b.Verdict(fmt.Errorf("run %s: %w", e.ref, err))
+			}
+			existing = nil
+		case foreign:
+			if e.rollback {
+				return step.Failure("%s exists and this rollback did not create it (%s), so the down-migration would not run: "+
+					"delete that Job (keep its logs first if they matter), then roll back again", e.ref, describeOrigin(existing.GetAnnotations())), nil
+			}
+		}
 	}
 	if existing == nil {
 		if _, err := e.applier.Apply(b.Context(), e.job); err != nil {
@@ -92,7 +119,11 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 			return step.Success("%s already completed; not run again", e.ref), nil
 		}
 	}
-	return e.wait(ctx, b)
+	res, err := e.wait(ctx, b)
+	if replaced != "" && res.Message != "" {
+		res.Message += fmt.Sprintf(" (the Job of attempt %s was deleted and run again)", replaced)
+	}
+	return res, err
 }
 
 // wait waits until the Job completes, and explains why it did not.

@@ -46,9 +46,15 @@ spec:
 `, name, ns, extraPodSpec, image)
 }
 
+// attempt1 and attempt2 are two attempts of one run (apply --retry).
+var (
+	attempt1 = step.RunAttempt{Run: "shop-2.0.0", Attempt: 1}
+	attempt2 = step.RunAttempt{Run: "shop-2.0.0", Attempt: 2}
+)
+
 func newStep(t *testing.T, e *clienttest.Env, y string, timeout time.Duration) *job.Executor {
 	t.Helper()
-	ex, err := job.New(v1alpha1.JobStep{}, clienttest.Objects(t, y), timeout, e.Applier, e.Waiter, e.Clientset)
+	ex, err := job.New(v1alpha1.JobStep{}, clienttest.Objects(t, y), timeout, attempt1, e.Applier, e.Waiter, e.Clientset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +86,7 @@ func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 	ctx := context.Background()
 	// Built the way the runner builds it.
 	ex, err := steps.New(v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
-		clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, e.Set)
+		clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, attempt1, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +114,34 @@ func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 	}
 	if n := len(pods(t, e)); n != 1 {
 		t.Errorf("%d pods after the second run, want still 1", n)
+	}
+
+	// The next attempt (apply --retry, after a rollback that ran the
+	// down-migration) runs the migration again, in a Job of its own.
+	ex2, err := steps.New(v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
+		clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, attempt2, e.Set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = ex2.Run(ctx)
+	if err != nil || res != step.Success("job %s/migrate-v2 completed (the Job of attempt 1 was deleted and run again)", e.NS) {
+		t.Fatalf("Run of attempt 2 = %+v, %v; want the migration run again", res, err)
+	}
+	if got := jobUID(t, e, "migrate-v2"); got == uid {
+		t.Errorf("attempt 2 did not create a Job of its own")
+	}
+	assertAttempt(t, e, "migrate-v2", "2")
+}
+
+// assertAttempt fails unless the Job carries the run attempt that made it.
+func assertAttempt(t *testing.T, e *clienttest.Env, name, attempt string) {
+	t.Helper()
+	j, err := e.Clientset.BatchV1().Jobs(e.NS).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Annotations[job.AnnotationRun] + " " + j.Annotations[job.AnnotationAttempt]; got != "shop-2.0.0 "+attempt {
+		t.Errorf("Job %s is marked %q, want run shop-2.0.0 attempt %s", name, got, attempt)
 	}
 }
 
@@ -259,8 +293,9 @@ func TestRunRollbackJob(t *testing.T) {
 	ctx := context.Background()
 	spec := v1alpha1.JobStep{RollbackJob: &v1alpha1.Source{Inline: "…"}}
 	objs := clienttest.Objects(t, jobYAML(e.NS, "migrate-v2-down", "registry.example/migrate:v1", ""))
+	// A rollback resumed within its attempt does not run it twice.
 	for run := 1; run <= 2; run++ {
-		res, err := job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, e.Applier, e.Waiter, e.Clientset)
+		res, err := job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, attempt1, e.Applier, e.Waiter, e.Clientset)
 		if err != nil || res.Outcome != step.Succeeded || !strings.Contains(res.Message, "job "+e.NS+"/migrate-v2-down") {
 			t.Fatalf("run %d: RunRollbackJob = %+v, %v", run, res, err)
 		}
@@ -268,11 +303,33 @@ func TestRunRollbackJob(t *testing.T) {
 	if n := len(pods(t, e)); n != 1 {
 		t.Errorf("%d pods after two rollbacks, want 1", n)
 	}
-	res, err := job.RunRollbackJob(ctx, v1alpha1.JobStep{}, nil, time.Minute, e.Applier, e.Waiter, e.Clientset)
+	uid := jobUID(t, e, "migrate-v2-down")
+
+	// The rollback of the next attempt runs the down-migration again.
+	res, err := job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, attempt2, e.Applier, e.Waiter, e.Clientset)
+	if err != nil || res != step.Success("job %s/migrate-v2-down completed (the Job of attempt 1 was deleted and run again)", e.NS) {
+		t.Fatalf("rollback of attempt 2: RunRollbackJob = %+v, %v; want the down-migration run again", res, err)
+	}
+	if jobUID(t, e, "migrate-v2-down") == uid {
+		t.Errorf("the rollback of attempt 2 did not create a Job of its own")
+	}
+	assertAttempt(t, e, "migrate-v2-down", "2")
+
+	// Another run's down-migration Job is not this rollback's: the
+	// rollback fails rather than report a down-migration it did not run.
+	res, err = job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, step.RunAttempt{Run: "shop-3.0.0", Attempt: 1}, e.Applier, e.Waiter, e.Clientset)
+	if err != nil || res.Outcome != step.Failed ||
+		!strings.Contains(res.Message, "job "+e.NS+"/migrate-v2-down exists and this rollback did not create it (it was created by run shop-2.0.0, attempt 2)") ||
+		!strings.Contains(res.Message, "delete that Job") {
+		t.Errorf("rollback of another run: RunRollbackJob = %+v, %v; want Failed naming the Job and the fix", res, err)
+	}
+	assertAttempt(t, e, "migrate-v2-down", "2") // left alone
+
+	res, err = job.RunRollbackJob(ctx, v1alpha1.JobStep{}, nil, time.Minute, attempt1, e.Applier, e.Waiter, e.Clientset)
 	if err != nil || res != step.Success("the step has no rollbackJob") {
 		t.Errorf("without a rollbackJob: %+v, %v", res, err)
 	}
-	_, err = job.RunRollbackJob(ctx, spec, nil, time.Minute, e.Applier, e.Waiter, e.Clientset)
+	_, err = job.RunRollbackJob(ctx, spec, nil, time.Minute, attempt1, e.Applier, e.Waiter, e.Clientset)
 	if !errors.Is(err, job.ErrInvalidJob) {
 		t.Errorf("a rollbackJob source with no objects: %v, want ErrInvalidJob", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/source"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 func decode(t *testing.T, y string) []*unstructured.Unstructured {
@@ -61,7 +62,7 @@ func TestNewChecksTheSource(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(objs[0])
 			}
-			e, err := New(v1alpha1.JobStep{Source: tt.src}, objs, time.Minute, &kube.Applier{}, nil, nil)
+			e, err := New(v1alpha1.JobStep{Source: tt.src}, objs, time.Minute, step.RunAttempt{}, &kube.Applier{}, nil, nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("New = %v", err)
@@ -79,7 +80,7 @@ func TestNewChecksTheSource(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(v1alpha1.JobStep{}, decode(t, validJob), 0, &kube.Applier{}, nil, nil); !errors.Is(err, ErrNoTimeout) {
+	if _, err := New(v1alpha1.JobStep{}, decode(t, validJob), 0, step.RunAttempt{}, &kube.Applier{}, nil, nil); !errors.Is(err, ErrNoTimeout) {
 		t.Errorf("New with no timeout = %v, want ErrNoTimeout", err)
 	}
 }
@@ -209,5 +210,44 @@ func TestNotRunning(t *testing.T) {
 				t.Errorf("notRunning = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestOriginOf(t *testing.T) {
+	at := step.RunAttempt{Run: "shop-2.0.0", Attempt: 2}
+	mark := func(run, attempt string) map[string]string {
+		return map[string]string{AnnotationRun: run, AnnotationAttempt: attempt}
+	}
+	tests := []struct {
+		name string
+		ann  map[string]string
+		at   step.RunAttempt
+		want origin
+	}{
+		{"this attempt", mark("shop-2.0.0", "2"), at, ours},
+		{"an earlier attempt", mark("shop-2.0.0", "1"), at, earlierAttempt},
+		{"another run", mark("shop-3.0.0", "2"), at, foreign},
+		{"unmarked", nil, at, foreign},
+		{"only the attempt", map[string]string{AnnotationAttempt: "2"}, at, foreign},
+		{"nothing keyed: every Job is ours", mark("shop-3.0.0", "1"), step.RunAttempt{}, ours},
+	}
+	for _, tt := range tests {
+		if got := originOf(tt.ann, tt.at); got != tt.want {
+			t.Errorf("%s: originOf = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestMarkedCopiesTheJob(t *testing.T) {
+	j := decode(t, validJob)[0]
+	m := marked(j, step.RunAttempt{Run: "shop-2.0.0", Attempt: 3})
+	if got := m.GetAnnotations(); got[AnnotationRun] != "shop-2.0.0" || got[AnnotationAttempt] != "3" {
+		t.Errorf("marked annotations = %v", got)
+	}
+	if len(j.GetAnnotations()) != 0 {
+		t.Errorf("marked changed the plan's Job: %v", j.GetAnnotations())
+	}
+	if marked(j, step.RunAttempt{}) != j {
+		t.Errorf("a zero attempt should leave the Job as it is")
 	}
 }

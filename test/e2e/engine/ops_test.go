@@ -150,6 +150,10 @@ func TestInterruptSavesAndResumes(t *testing.T) {
 		t.Fatalf("after SIGTERM: want exit 4, got %d\n%s", code, apply.out)
 	}
 	mustContain(t, "interrupted apply output", apply.out.String(), "interrupted", "upshift apply -f", "resume")
+	// The record says what happened; status says which command resumes.
+	st := w.mustExit(0, nil, "status", "shop-2.0.0")
+	mustContain(t, "status of the interrupted run", st.stdout, "interrupted",
+		"next: not driven by any process: `upshift apply -f` with the same plan resumes it")
 
 	run := w.run("shop-2.0.0")
 	if run.Status.Phase != v1alpha1.RunRunning || !strings.Contains(run.Status.Message, "interrupted") {

@@ -3,11 +3,13 @@ package engine_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster"
+	"github.com/upshift-dev/upshift/internal/runner"
 )
 
 // waitPlan: config, then a stage with one waiting step (approval or
@@ -95,4 +97,86 @@ func TestPauseResumesWhereItWas(t *testing.T) {
 	if d := st.FinishedAt.Sub(st.StartedAt.Time); d < 6*time.Second {
 		t.Errorf("the pause lasted %s, want at least 6s", d)
 	}
+}
+
+// twoApprovalsPlan: config, approval first, web's image, approval second.
+func (w *world) twoApprovalsPlan() string {
+	dir := w.t.TempDir()
+	write(w.t, filepath.Join(dir, "settings.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: \"2\"}\n")
+	write(w.t, filepath.Join(dir, "plan.yaml"), `apiVersion: upshift.dev/v1alpha1
+kind: UpgradePlan
+metadata: {name: shop-2.0.0}
+spec:
+  version: 2.0.0
+  stages:
+  - name: config
+    steps:
+    - name: settings
+      manifests: {path: settings.yaml}
+  - name: hold-1
+    steps:
+    - name: first
+      approval: {}
+  - name: workloads
+    steps:
+    - name: web
+      image: {kind: Deployment, namespace: shop, name: web, images: {app: "example.com/shop/web:2.0.0"}}
+  - name: hold-2
+    steps:
+    - name: second
+      approval: {message: "check the dashboards"}
+`)
+	return filepath.Join(dir, "plan.yaml")
+}
+
+// TestApproveOnlyTheWaitingStep: `upshift approve NAME` approves the step
+// the run waits at and nothing further on: while the run is in its first
+// stage it refuses (exit 1, changing nothing), naming the approval steps
+// and how to approve one ahead; --step approves a later one explicitly,
+// and the run does not stop there. Status says which command to run.
+func TestApproveOnlyTheWaitingStep(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	plan := w.twoApprovalsPlan()
+
+	// The run stands in its first stage (killed after the config step).
+	w.upshift([]string{runner.KillAfterTransitionEnv + "=5"}, append([]string{"apply", "-f", plan}, fastLease...)...)
+	if st := w.run("shop-2.0.0").Status.Stages[1].Phase; st != v1alpha1.PhasePending {
+		t.Fatalf("stage hold-1 is %s, want Pending", st)
+	}
+	r := w.mustExit(1, nil, "approve", "shop-2.0.0")
+	mustContain(t, "approve while no step waits", r.stderr,
+		"run shop-2.0.0 waits at no approval step",
+		"first in stage hold-1: Pending; second in stage hold-2: Pending",
+		"upshift approve shop-2.0.0 --step STEP, with STEP one of first, second")
+	if a := w.run("shop-2.0.0").Status.Approvals; len(a) != 0 {
+		t.Fatalf("a refused approve recorded approvals: %+v", a)
+	}
+
+	// A later step, named: approved ahead, said so.
+	r = w.mustExit(0, nil, "approve", "shop-2.0.0", "--step", "second")
+	mustContain(t, "approve --step second", r.stdout, "pre-approved step second of run shop-2.0.0; the run will not stop there")
+
+	// The run goes on and stops at first, which nobody approved.
+	r = w.mustExit(4, nil, append([]string{"apply", "-f", plan, "--no-wait"}, fastLease...)...)
+	mustContain(t, "apply --no-wait", r.stderr, "upshift approve shop-2.0.0")
+	st := w.mustExit(0, nil, "status", "shop-2.0.0")
+	mustContain(t, "status while waiting", st.stdout,
+		"step first", "waiting for approval: upshift approve shop-2.0.0",
+		"next: waiting for approval of step first: `upshift approve shop-2.0.0`")
+
+	r = w.mustExit(0, nil, "approve", "shop-2.0.0")
+	mustContain(t, "approve", r.stdout, "approved step first of run shop-2.0.0")
+	r = w.mustExit(1, nil, "approve", "shop-2.0.0")
+	mustContain(t, "approve again", r.stderr, "step first of run shop-2.0.0 is already approved (by ")
+
+	// Both approved: the run reaches its target without stopping again.
+	w.mustExit(0, nil, append([]string{"apply", "-f", plan, "--no-wait"}, fastLease...)...)
+	run := w.run("shop-2.0.0")
+	if msg := run.Status.Stages[3].Steps[0].Message; !strings.HasPrefix(msg, "approved by ") {
+		t.Errorf("step second: %q, want approved by an operator", msg)
+	}
+	r = w.mustExit(1, nil, "approve", "shop-2.0.0", "--step", "first")
+	mustContain(t, "approve after the end", r.stderr, "run shop-2.0.0 is Succeeded: no approval step of it will run")
 }
