@@ -19,6 +19,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
 	"github.com/upshift-dev/upshift/internal/steps/job"
+	"github.com/upshift-dev/upshift/internal/steps/wait"
 )
 
 // Defaults the plan format documents.
@@ -59,23 +60,36 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 // (nil when only listing targets).
 func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, error) {
 	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
-	if s.Approval != nil || s.Pause != nil {
-		return &waitStep{spec: s, run: a.plan.Plan.Name, store: a.store, poll: a.poll, noWait: a.noWait,
-			status: func() *v1alpha1.StepStatus {
-				if r == nil {
-					return nil
-				}
-				return &r.Status.Stages[stage].Steps[i]
-			}}, nil
+	in := steps.Input{
+		Spec:    s,
+		Objects: a.plan.objectsFor(stage, i),
+		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
+		Attempt: attemptOf(r),
+		Waits:   wait.Options{Approvals: a.approvals, Poll: a.poll, NoWait: a.noWait},
 	}
-	var started time.Time
 	if r != nil && r.Status.Stages[stage].Steps[i].StartedAt != nil {
-		started = r.Status.Stages[stage].Steps[i].StartedAt.Time
+		in.Started = r.Status.Stages[stage].Steps[i].StartedAt.Time
 	}
 	if s.Helm != nil {
-		return a.helmExecutor(stage, i)
+		var err error
+		if in.Chart, in.Values, err = a.plan.helmInputs(stage, i); err != nil {
+			return nil, fmt.Errorf("step %q: %w", s.Name, err)
+		}
 	}
-	return steps.New(s, a.plan.objectsFor(stage, i), durationOr(s.Timeout, DefaultStepTimeout), started, attemptOf(r), a.deps)
+	return steps.New(in, a.deps)
+}
+
+// approvals reads a step's approval from the saved run: operators write
+// it there (upshift approve) while this process drives the run.
+func (a *actor) approvals(ctx context.Context, stepName string) (*v1alpha1.Approval, error) {
+	r, err := a.store.Get(ctx, a.plan.Plan.Name)
+	if err != nil {
+		return nil, err
+	}
+	if ap, ok := engine.Approved(r, stepName); ok {
+		return ap, nil
+	}
+	return nil, nil
 }
 
 // attemptOf is the run attempt an action acts for (zero when r is nil:

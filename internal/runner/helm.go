@@ -10,6 +10,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/steps"
 	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 )
 
@@ -64,23 +65,7 @@ func (r *Resolved) helmInputs(stage, step int) (*helmx.Chart, map[string]any, er
 	return ch, values, nil
 }
 
-// helmExecutor builds a helm step's executor.
-func (a *actor) helmExecutor(stage, i int) (step.Executor, error) {
-	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
-	ch, values, err := a.plan.helmInputs(stage, i)
-	if err != nil {
-		return nil, fmt.Errorf("step %q: %w", s.Name, err)
-	}
-	e, err := helmstep.New(*s.Helm, ch, values, durationOr(s.Timeout, DefaultStepTimeout), a.helmClients())
-	if err != nil {
-		return nil, fmt.Errorf("step %q: %w", s.Name, err)
-	}
-	return e, nil
-}
-
-func (a *actor) helmClients() helmstep.Clients {
-	return helmstep.Clients{Helm: a.deps.Helm, Waiter: a.deps.Waiter, Mapper: a.deps.Mapper}
-}
+func (a *actor) helmClients() helmstep.Clients { return steps.HelmClients(a.deps) }
 
 // helmRevisions records, before a stage changes anything, the revision
 // each of its Helm releases is at.

@@ -36,7 +36,7 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 		pf.need(verb, secrets, h.Namespace, what+": the release's records")
 	}
 	a := &actor{plan: pf.p, deps: pf.s.deps}
-	ex, err := a.helmExecutor(stage, i)
+	ex, err := a.executor(nil, stage, i)
 	if err != nil {
 		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, err.Error()))
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // DefaultNamespace keeps runs, backups and the lease.
@@ -338,3 +339,7 @@ func (e *NotSavedError) Error() string {
 // is not a resumable stop (errors.Is(err, ErrInterrupted) is false), so
 // drivers report it as needing an operator.
 func (e *NotSavedError) Unwrap() error { return e.Err }
+
+// ErrWaiting: the run waits for an approval or a pause and the caller
+// asked not to wait (apply --no-wait). apply resumes it later.
+var ErrWaiting = step.ErrWaiting

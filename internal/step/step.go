@@ -5,6 +5,7 @@ package step
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/upshift-dev/upshift/internal/object"
@@ -47,6 +48,11 @@ type RunAttempt struct {
 	Run     string
 	Attempt int
 }
+
+// ErrWaiting: the step waits for an operator (an approval) or for time
+// (a pause) and its driver asked not to wait. The run stops as saved and
+// resumes later.
+var ErrWaiting = errors.New("waiting")
 
 // Executor performs one step.
 type Executor interface {

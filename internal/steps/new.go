@@ -9,32 +9,56 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
+	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/job"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
 	"github.com/upshift-dev/upshift/internal/steps/recreate"
+	"github.com/upshift-dev/upshift/internal/steps/wait"
 )
 
 // DefaultTimeout bounds a step whose plan sets no timeout.
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job or recreate)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, approval or pause)")
 
-// New builds the executor of one step. objs are the decoded objects of the
-// step's source (crds, manifests, job, recreate's from; nil for image).
-// timeout is the step's timeout; zero means DefaultTimeout. started is when
-// the step first started, from the run record (zero before it has): a
-// resumed recreate step tells what it already re-created by it. at is the
-// run attempt the step runs in: a job step keys its Job by it.
-func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Duration, started time.Time, at step.RunAttempt, d *clients.Set) (step.Executor, error) {
+// Input is everything a step's executor is built from, besides the
+// shared clients.
+type Input struct {
+	Spec v1alpha1.Step
+	// Objects are the decoded objects of the step's source (crds,
+	// manifests, job, recreate's from); nil for the other kinds.
+	Objects []*unstructured.Unstructured
+	// Chart and Values are a helm step's chart and merged values.
+	Chart  *helmx.Chart
+	Values map[string]any
+	// Timeout is the step's; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Started is when the step first started, from the run record (zero
+	// before it has): a resumed recreate step tells what it already
+	// re-created by it, a resumed pause goes on from it.
+	Started time.Time
+	// Attempt is the run attempt the step runs in: a job step keys its
+	// Job by it.
+	Attempt step.RunAttempt
+	// Waits is what approval and pause steps read and how they wait.
+	Waits wait.Options
+}
+
+// New builds the executor of one step: the one place where a plan's step
+// becomes the executor of its kind.
+func New(in Input, d *clients.Set) (step.Executor, error) {
+	s := in.Spec
+	timeout := in.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Approval != nil, s.Pause != nil} {
 		if set {
 			kinds++
 		}
@@ -48,14 +72,21 @@ func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Durati
 	)
 	switch {
 	case s.CRDs != nil:
-		e, err = crds.New(*s.CRDs, objs, timeout, d.Applier, d.Waiter)
+		e, err = crds.New(*s.CRDs, in.Objects, timeout, d.Applier, d.Waiter)
 	case s.Manifests != nil:
-		e, err = manifests.New(*s.Manifests, objs, timeout, d.Applier, d.Waiter)
+		e, err = manifests.New(*s.Manifests, in.Objects, timeout, d.Applier, d.Waiter)
 	case s.Job != nil:
-		e, err = job.New(*s.Job, objs, timeout, at, d.Applier, d.Waiter, d.Clientset)
+		e, err = job.New(*s.Job, in.Objects, timeout, in.Attempt, d.Applier, d.Waiter, d.Clientset)
 	case s.Recreate != nil:
-		e, err = recreate.New(*s.Recreate, objs, started, timeout, recreate.Clients{
+		e, err = recreate.New(*s.Recreate, in.Objects, in.Started, timeout, recreate.Clients{
 			Dynamic: d.Dynamic, Mapper: d.Mapper, Clientset: d.Clientset, Applier: d.Applier, Waiter: d.Waiter})
+	case s.Helm != nil:
+		if in.Chart == nil {
+			return nil, fmt.Errorf("step %q: the chart is not saved with the run: apply the plan again to save it", s.Name)
+		}
+		e, err = helmstep.New(*s.Helm, in.Chart, in.Values, timeout, HelmClients(d))
+	case s.Approval != nil, s.Pause != nil:
+		e, err = wait.New(s, in.Started, in.Waits)
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}
@@ -63,4 +94,10 @@ func New(s v1alpha1.Step, objs []*unstructured.Unstructured, timeout time.Durati
 		return nil, fmt.Errorf("step %q: %w", s.Name, err)
 	}
 	return e, nil
+}
+
+// HelmClients are the shared clients a helm step (and the rollback of its
+// release) uses.
+func HelmClients(d *clients.Set) helmstep.Clients {
+	return helmstep.Clients{Helm: d.Helm, Waiter: d.Waiter, Mapper: d.Mapper}
 }

@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/source"
-	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
 	"github.com/upshift-dev/upshift/internal/steps/recreate"
+	"github.com/upshift-dev/upshift/internal/steps/wait"
 )
 
 func TestNew(t *testing.T) {
@@ -42,6 +43,7 @@ func TestNew(t *testing.T) {
 		{name: "image", s: v1alpha1.Step{Name: "i", Image: img}, check: func(e any) bool { _, ok := e.(*image.Executor); return ok }},
 		{name: "bad image", s: v1alpha1.Step{Name: "i", Image: &v1alpha1.ImageStep{Kind: "Job"}}, wantErr: image.ErrInvalidSpec},
 		{name: "recreate", s: v1alpha1.Step{Name: "r", Recreate: &v1alpha1.RecreateStep{APIVersion: "v1", Kind: "Pod", Namespace: "t-*"}}, check: func(e any) bool { _, ok := e.(*recreate.Executor); return ok }},
+		{name: "pause", s: v1alpha1.Step{Name: "p", Pause: &v1alpha1.PauseStep{Duration: metav1.Duration{Duration: time.Second}}}, check: func(e any) bool { _, ok := e.(*wait.Step); return ok }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +51,7 @@ func TestNew(t *testing.T) {
 			if tt.name == "crds" {
 				objs = nil
 			}
-			e, err := New(tt.s, objs, 0, time.Time{}, step.RunAttempt{}, d)
+			e, err := New(Input{Spec: tt.s, Objects: objs}, d)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "step \""+tt.s.Name+"\"") {
 					t.Fatalf("New = %v, want %v naming the step", err, tt.wantErr)

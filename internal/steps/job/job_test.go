@@ -85,8 +85,8 @@ func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 	e := clienttest.New(t)
 	ctx := context.Background()
 	// Built the way the runner builds it.
-	ex, err := steps.New(v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
-		clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, attempt1, e.Set)
+	ex, err := steps.New(steps.Input{Spec: v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
+		Objects: clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), Timeout: 2 * time.Minute, Attempt: attempt1}, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestJobCompletesAndIsNotRunTwice(t *testing.T) {
 
 	// The next attempt (apply --retry, after a rollback that ran the
 	// down-migration) runs the migration again, in a Job of its own.
-	ex2, err := steps.New(v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
-		clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), 2*time.Minute, time.Time{}, attempt2, e.Set)
+	ex2, err := steps.New(steps.Input{Spec: v1alpha1.Step{Name: "migrate", Job: &v1alpha1.JobStep{}},
+		Objects: clienttest.Objects(t, jobYAML(e.NS, "migrate-v2", "registry.example/migrate:v2", "")), Timeout: 2 * time.Minute, Attempt: attempt2}, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}

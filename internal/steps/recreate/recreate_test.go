@@ -106,7 +106,7 @@ func newStep(t *testing.T, e *clienttest.Env, spec v1alpha1.RecreateStep, from s
 		objs = clienttest.Objects(t, from)
 	}
 	// Built the way the runner builds it.
-	ex, err := steps.New(v1alpha1.Step{Name: "recreate", Recreate: &spec}, objs, timeout, started, step.RunAttempt{}, e.Set)
+	ex, err := steps.New(steps.Input{Spec: v1alpha1.Step{Name: "recreate", Recreate: &spec}, Objects: objs, Timeout: timeout, Started: started}, e.Set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,103 @@
+// Package wait is the approval and pause steps: they change nothing in
+// the cluster and wait on the run record, where approvals land and where
+// a pause's first start is saved. The driver hands them what they read
+// (Approvals, the step's saved start), so this package needs no store.
+package wait
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// Approvals reads the approval of a step from the run record: nil when
+// nobody approved it yet.
+type Approvals func(ctx context.Context, step string) (*v1alpha1.Approval, error)
+
+// Options tune the waits.
+type Options struct {
+	Approvals Approvals
+	// Poll is how often Approvals is asked.
+	Poll time.Duration
+	// NoWait makes a step that would wait return step.ErrWaiting at once.
+	NoWait bool
+}
+
+// Step is an approval or a pause.
+type Step struct {
+	spec    v1alpha1.Step
+	started time.Time // the step's first start, from the run record
+	opts    Options
+}
+
+var _ step.Executor = (*Step)(nil)
+
+// New builds the step. started is its first start as saved (zero before
+// it started).
+func New(spec v1alpha1.Step, started time.Time, opts Options) (*Step, error) {
+	if spec.Approval == nil && spec.Pause == nil {
+		return nil, fmt.Errorf("step %q is neither an approval nor a pause", spec.Name)
+	}
+	if spec.Approval != nil && (opts.Approvals == nil || opts.Poll <= 0) {
+		return nil, fmt.Errorf("approval step %q: no approvals to read", spec.Name)
+	}
+	return &Step{spec: spec, started: started, opts: opts}, nil
+}
+
+func (w *Step) Targets(context.Context) ([]step.Ref, error) { return nil, nil }
+
+func (w *Step) Run(ctx context.Context) (step.Result, error) {
+	if w.spec.Pause != nil {
+		return w.pause(ctx)
+	}
+	return w.approval(ctx)
+}
+
+// pause waits until its first start plus the duration: a resumed pause
+// goes on from where it was, it does not start over.
+func (w *Step) pause(ctx context.Context) (step.Result, error) {
+	d := w.spec.Pause.Duration.Duration
+	until := time.Now().Add(d)
+	if !w.started.IsZero() {
+		until = w.started.Add(d)
+	}
+	left := time.Until(until)
+	if left <= 0 {
+		return step.Success("paused %s", d), nil
+	}
+	if w.opts.NoWait {
+		return step.Result{}, fmt.Errorf("%w: paused until %s", step.ErrWaiting, until.UTC().Format(time.RFC3339))
+	}
+	select {
+	case <-ctx.Done():
+		return step.Result{}, context.Cause(ctx)
+	case <-time.After(left):
+		return step.Success("paused %s", d), nil
+	}
+}
+
+// approval waits until the run record holds an approval of this step.
+func (w *Step) approval(ctx context.Context) (step.Result, error) {
+	t := time.NewTicker(w.opts.Poll)
+	defer t.Stop()
+	for {
+		a, err := w.opts.Approvals(ctx, w.spec.Name)
+		if err != nil && ctx.Err() == nil {
+			return step.Result{}, fmt.Errorf("read the approvals of step %s: %w", w.spec.Name, err)
+		}
+		if err == nil && a != nil {
+			return step.Success("approved by %s at %s", a.By, a.At.UTC().Format(time.RFC3339)), nil
+		}
+		if w.opts.NoWait {
+			return step.Result{}, fmt.Errorf("%w: for approval of step %s", step.ErrWaiting, w.spec.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return step.Result{}, context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
