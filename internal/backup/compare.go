@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // ignoredMetadata are the fields the API server sets on every write.
@@ -43,7 +45,7 @@ func Compare(snapshot, live *unstructured.Unstructured) []string {
 	a, b := comparable(snapshot), comparable(live)
 	shownA, shownB := a, b
 	if isSecret(snapshot) || isSecret(live) {
-		shownA, shownB = Redacted(a), Redacted(b)
+		shownA, shownB = redact.Object(a), redact.Object(b)
 	}
 	var out []string
 	walk("", a.Object, b.Object, shownA.Object, shownB.Object, &out)
@@ -131,6 +133,11 @@ func walk(path string, a, b, shownA, shownB any, out *[]string) {
 	if !sameValue(a, b) {
 		*out = append(*out, fmt.Sprintf("%s was %s is %s", path, show(shownA), show(shownB)))
 	}
+}
+
+func isSecret(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	return gvk.Group == "" && gvk.Kind == "Secret"
 }
 
 func field(v any, k string) any {

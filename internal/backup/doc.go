@@ -22,6 +22,6 @@
 //     Current again. What does not hold is a difference in the returned
 //     [v1alpha1.Rollback]; an error means IO that could not be done.
 //
-// Secret values never leave this package in messages: [Redacted] and
-// [Compare] replace them with their size.
+// Secret values never leave this package in messages: [Compare] shows them
+// through redact.Object, by their size.
 package backup

@@ -13,6 +13,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -22,10 +23,10 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 	w := cmd.OutOrStdout()
 	switch out.Decision.Verdict {
 	case engine.AlreadyDone, engine.ReportFailed:
-		fmt.Fprintln(cmd.ErrOrStderr(), out.Decision.Reason)
+		fmt.Fprintln(cmd.ErrOrStderr(), redact.Text(out.Decision.Reason))
 	}
 	if output != "" && out.Run != nil {
-		if err := printObject(w, shownRun(out.Run), output); err != nil {
+		if err := printObject(w, redact.Run(out.Run), output); err != nil {
 			return err
 		}
 	} else if out.Run != nil {
@@ -40,7 +41,11 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 
 // whatNext says why the command did not reach its goal and what to run.
 func whatNext(out *runner.Outcome, code int) string {
-	r := out.Run
+	return redact.Text(nextStep(out, code))
+}
+
+func nextStep(out *runner.Outcome, code int) string {
+	r := redact.Run(out.Run)
 	switch {
 	case errors.Is(out.Stopped, runner.ErrInterrupted):
 		return fmt.Sprintf("run %s interrupted and saved; run `upshift apply -f` with the same plan to resume it", r.Name)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -40,7 +41,7 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printObject(cmd.OutOrStdout(), shownRun(run), output)
+				return printObject(cmd.OutOrStdout(), redact.Run(run), output)
 			}
 			printRunSummary(cmd.OutOrStdout(), run)
 			if id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift"); err == nil && valid && id.Run == run.Name {
@@ -83,7 +84,7 @@ func newHistoryCommand(kf *kubeFlags) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printObject(cmd.OutOrStdout(), shownRuns(runs), output)
+				return printObject(cmd.OutOrStdout(), redact.Runs(runs), output)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no runs on this cluster")

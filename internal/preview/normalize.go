@@ -2,8 +2,6 @@ package preview
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/upshift-dev/upshift/internal/backup"
 )
 
 // serverMetadata changes on every write and says nothing about the change.
@@ -12,13 +10,14 @@ var serverMetadata = []string{"managedFields", "resourceVersion", "uid", "creati
 // serverAnnotations are written by controllers, not by the plan.
 var serverAnnotations = []string{"deployment.kubernetes.io/revision", "deprecated.daemonset.template.generation"}
 
-// Normalize returns a copy of u fit to compare and show: Secret values
-// redacted, the server's bookkeeping and the status left out.
+// Normalize returns a copy of u fit to compare: the server's bookkeeping
+// and the status left out. Secret values are still there: Diff compares
+// before it redacts.
 func Normalize(u *unstructured.Unstructured) *unstructured.Unstructured {
 	if u == nil {
 		return nil
 	}
-	out := backup.Redacted(u)
+	out := u.DeepCopy()
 	for _, f := range serverMetadata {
 		unstructured.RemoveNestedField(out.Object, "metadata", f)
 	}

@@ -1,5 +1,3 @@
-// Package redact hides secret values before text is shown: in status,
-// events, logs and messages.
 package redact
 
 import (
