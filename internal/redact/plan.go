@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -126,9 +125,7 @@ func step(s *v1alpha1.Step) {
 		s.Recreate = &c
 	case s.Helm != nil:
 		c := *s.Helm
-		if strings.Contains(c.Chart, "://") {
-			c.Chart = URL(c.Chart)
-		}
+		c.Chart = Chart(c.Chart)
 		if c.Repo != "" {
 			c.Repo = URL(c.Repo)
 		}

@@ -30,3 +30,12 @@ func URLIn(text, raw string) string {
 	}
 	return strings.ReplaceAll(text, raw, URL(raw))
 }
+
+// Chart shows a Helm chart reference: an http(s) or oci:// URL through
+// URL, a local path or a repository chart name as it is.
+func Chart(chart string) string {
+	if strings.Contains(chart, "://") {
+		return URL(chart)
+	}
+	return chart
+}

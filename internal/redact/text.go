@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -96,25 +97,30 @@ func (s *Scrubber) Error(err error) error {
 }
 
 // Leaves are the string leaves of a decoded YAML or JSON value (maps and
-// lists walked): the strings a Scrubber of Helm values hides. Numbers and
-// booleans are left out: as text they are too common to hide.
+// lists walked, named map types such as Helm's chartutil.Values included):
+// the strings a Scrubber of Helm values hides. Numbers and booleans are
+// left out: as text they are too common to hide.
 func Leaves(v any) []string {
 	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case string:
-			out = append(out, t)
-		case map[string]any:
-			for _, e := range t {
-				walk(e)
+	var walk func(reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
 			}
-		case []any:
-			for _, e := range t {
-				walk(e)
+		case reflect.String:
+			out = append(out, v.String())
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Value())
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
 			}
 		}
 	}
-	walk(v)
+	walk(reflect.ValueOf(v))
 	return out
 }
