@@ -73,19 +73,18 @@ func nextStep(out *runner.Outcome, code int) string {
 }
 
 func printObject(w io.Writer, obj any, output string) error {
-	var b []byte
-	var err error
 	if output == "yaml" {
-		b, err = yaml.Marshal(obj)
-	} else {
-		b, err = json.MarshalIndent(obj, "", "  ")
-		b = append(b, '\n')
-	}
-	if err != nil {
+		b, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
 		return err
 	}
-	_, err = w.Write(b)
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep "<redacted>" and "<inline, …>" readable
+	return enc.Encode(obj)
 }
 
 // preflightProblems lists what the cluster check found.
