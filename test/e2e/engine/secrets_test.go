@@ -146,6 +146,51 @@ spec:
 	return path
 }
 
+// refusedPlans writes two plans refused before anything changes, each
+// with marker where its message could quote it: one invalid (URLs that are
+// not http(s), values that are not a map), one whose chart's schema
+// refuses a value (Helm quotes the value that does not match a pattern).
+func refusedPlans(t *testing.T, marker string) (invalid, schema string) {
+	t.Helper()
+	dir := t.TempDir()
+	invalid = filepath.Join(dir, "invalid.yaml")
+	write(t, invalid, strings.ReplaceAll(`apiVersion: upshift.dev/v1alpha1
+kind: UpgradePlan
+metadata: {name: vault-invalid}
+spec:
+  version: 1.0.0
+  stages:
+  - name: a
+    steps:
+    - name: src
+      manifests: {url: "ftp://u:MARKER@127.0.0.1/m.yaml?token=MARKER"}
+    - name: values
+      helm: {release: r, namespace: vault, chart: "https://u:MARKER@/c.tgz?t=MARKER", values: ["MARKER"]}
+    gates:
+    - http: {url: "ftp://u:MARKER@127.0.0.1/healthz?token=MARKER"}
+`, "MARKER", marker))
+	chart := filepath.Join(dir, "guarded")
+	if err := os.MkdirAll(filepath.Join(chart, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(chart, "Chart.yaml"), "apiVersion: v2\nname: guarded\nversion: 1.0.0\n")
+	write(t, filepath.Join(chart, "values.schema.json"), `{"type": "object", "properties": {"password": {"type": "string", "pattern": "^[0-9]+$"}}}`)
+	write(t, filepath.Join(chart, "templates", "config.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: guarded}\ndata: {mode: safe}\n")
+	schema = filepath.Join(dir, "schema.yaml")
+	write(t, schema, `apiVersion: upshift.dev/v1alpha1
+kind: UpgradePlan
+metadata: {name: vault-schema}
+spec:
+  version: 1.0.0
+  stages:
+  - name: a
+    steps:
+    - name: guarded
+      helm: {release: guarded, namespace: vault, chart: guarded, values: {password: "`+marker+`-pattern"}}
+`)
+	return invalid, schema
+}
+
 // secretsPlan writes a plan with marker planted everywhere a plan may
 // carry a secret: an inline crds source, an inline manifests source with
 // a Secret, a manifests URL with a token, an inline Job with a secret env
@@ -223,8 +268,8 @@ spec:
 	return path
 }
 
-// TestNoSecretInAnyOutput: a plan full of planted secrets goes through
-// plan, a failing apply (its gate answers 503: rolled back), apply -o
+// TestNoSecretInAnyOutput: plans refused by validation and by a chart's
+// schema, then a plan full of planted secrets through plan, a failing apply (its gate answers 503: rolled back), apply -o
 // json|yaml, a retried apply that succeeds, status, history and backups in
 // every output format, then a Helm upgrade the API server refuses quoting
 // a value: the marker appears in no output, and in no message of the run
@@ -258,6 +303,12 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		all = append(all, "$ upshift "+strings.Join(args, " ")+"\n"+r.stdout+r.stderr)
 		return r
 	}
+
+	invalid, schema := refusedPlans(t, marker)
+	inv := run(1, "plan", "-f", invalid)
+	mustContain(t, "invalid plan", inv.stderr, "spec.stages[0].steps[0].manifests.url: Invalid value", "spec.stages[0].gates[0].http.url: Invalid value", "spec.stages[0].steps[1].helm.values: Invalid value")
+	sch := run(1, "plan", "-f", schema)
+	mustContain(t, "plan refused by the chart's schema", sch.stderr, "spec.stages[0].steps[0].helm.chart", "does not render", "<redacted>")
 
 	pv := run(0, "plan", "-f", plan)
 	n := len(marker + "-new")
