@@ -269,13 +269,13 @@ spec:
 }
 
 // TestNoSecretInAnyOutput: plans refused by validation and by a chart's
-// schema, then a plan full of planted secrets through plan, a failing apply (its gate answers 503: rolled back), apply -o
-// json|yaml, a retried apply that succeeds, status, history and backups in
-// every output format, then a Helm upgrade the API server refuses quoting
-// a value: the marker appears in no output, and in no message of the run
-// records kept in the cluster. The preview shows the Secret whose
-// value changes to one of the same length as an update, both sides
-// redacted.
+// schema; then a plan full of planted secrets through plan, a failing
+// apply (its gate answers 503: rolled back), apply -o json|yaml, a retried
+// apply that succeeds, status, history and backups in every output format;
+// then a Helm upgrade the API server refuses, quoting a value. The marker
+// appears in no output, and in no message of the run records kept in the
+// cluster. The preview shows the Secret whose value changes to one of the
+// same length as an update, both sides redacted.
 func TestNoSecretInAnyOutput(t *testing.T) {
 	t.Parallel()
 	marker := "s3cr3t-" + rand.String(10)
@@ -349,6 +349,8 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	run(0, "status", "vault-1.0.1")
 
 	for _, out := range all {
+		// The first 12 base64 characters encode the marker's first 9
+		// bytes: they show a Secret's data value leaking, whatever follows.
 		if strings.Contains(out, marker) || strings.Contains(out, base64.StdEncoding.EncodeToString([]byte(marker))[:12]) {
 			t.Errorf("an output shows the secret %s:\n%s", marker, out)
 		}
