@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // maxShown bounds how much of a value a difference prints.
@@ -71,7 +72,7 @@ func Compare(snapshot, live *unstructured.Unstructured) (differences, notCompare
 	a, b := comparable(snapshot), comparable(live)
 	shownA, shownB := a, b
 	if isSecret(snapshot) || isSecret(live) {
-		shownA, shownB = Redacted(a), Redacted(b)
+		shownA, shownB = redact.Object(a), redact.Object(b)
 	}
 	var diffs []difference
 	walk("", a.Object, b.Object, shownA.Object, shownB.Object, &diffs)
@@ -208,6 +209,11 @@ func walk(path string, a, b, shownA, shownB any, out *[]difference) {
 	if !sameValue(a, b) {
 		*out = append(*out, difference{path, fmt.Sprintf("%s was %s is %s", path, show(shownA), show(shownB))})
 	}
+}
+
+func isSecret(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	return gvk.Group == "" && gvk.Kind == "Secret"
 }
 
 func field(v any, k string) any {

@@ -24,6 +24,6 @@
 //     restore (managedFields; see [Compare]) is listed as not compared
 //     instead. An error means IO that could not be done.
 //
-// Secret values never leave this package in messages: [Redacted] and
-// [Compare] replace them with their size.
+// Secret values never leave this package in messages: [Compare] shows them
+// through redact.Object, by their size.
 package backup

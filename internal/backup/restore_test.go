@@ -21,6 +21,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // sameAsCaptured is the test's own check that a restored object is the one
@@ -257,7 +258,7 @@ func TestRestoreSecretAndRedacted(t *testing.T) {
 		t.Errorf("Secret keys after restore %v, want only the original password", slices.Sorted(maps.Keys(s.Data)))
 	}
 
-	redacted := backup.Redacted(snap.Entries[0].Object)
+	redacted := redact.Object(snap.Entries[0].Object)
 	shown := mustJSON(t, redacted)
 	if strings.Contains(shown, password) || strings.Contains(shown, base64.StdEncoding.EncodeToString([]byte(password))) {
 		t.Errorf("Redacted shows the password: %s", shown)

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 func newBackupCommand(kf *kubeFlags) *cobra.Command {
@@ -86,7 +86,7 @@ func newBackupShowCommand(kf *kubeFlags) *cobra.Command {
 						s.Absent = append(s.Absent, e.Ref.String())
 						continue
 					}
-					s.Objects = append(s.Objects, backup.Redacted(e.Object))
+					s.Objects = append(s.Objects, redact.Object(e.Object))
 				}
 				all = append(all, s)
 			}

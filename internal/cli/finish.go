@@ -13,6 +13,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -22,10 +23,10 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 	w := cmd.OutOrStdout()
 	switch out.Decision.Verdict {
 	case engine.AlreadyDone, engine.ReportFailed:
-		fmt.Fprintln(cmd.ErrOrStderr(), out.Decision.Reason+decisionHint(out.Decision))
+		fmt.Fprintln(cmd.ErrOrStderr(), redact.Text(out.Decision.Reason+decisionHint(out.Decision)))
 	}
 	if output != "" && out.Run != nil {
-		if err := printObject(w, shownRun(out.Run), output); err != nil {
+		if err := printObject(w, redact.Run(out.Run), output); err != nil {
 			return err
 		}
 	} else if out.Run != nil {
@@ -40,7 +41,11 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 
 // whatNext says why the command did not reach its goal and what to run.
 func whatNext(out *runner.Outcome, code int) string {
-	r := out.Run
+	return redact.Text(nextStep(out, code))
+}
+
+func nextStep(out *runner.Outcome, code int) string {
+	r := redact.Run(out.Run)
 	var notSaved *runner.NotSavedError
 	switch {
 	case errors.As(out.Stopped, &notSaved) && !errors.Is(out.Stopped, runner.ErrLeaseLost):
@@ -71,19 +76,18 @@ func whatNext(out *runner.Outcome, code int) string {
 }
 
 func printObject(w io.Writer, obj any, output string) error {
-	var b []byte
-	var err error
 	if output == "yaml" {
-		b, err = yaml.Marshal(obj)
-	} else {
-		b, err = json.MarshalIndent(obj, "", "  ")
-		b = append(b, '\n')
-	}
-	if err != nil {
+		b, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
 		return err
 	}
-	_, err = w.Write(b)
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep "<redacted>" and "<inline, …>" readable
+	return enc.Encode(obj)
 }
 
 // preflightProblems lists what the cluster check found.

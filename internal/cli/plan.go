@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -83,6 +84,7 @@ an earlier step brings carry a note instead of a diff. Changes nothing.
 // printPlan prints the plan's stages, steps and gates and, with a
 // preview, each step's changes with their diffs and each stage's estimate.
 func printPlan(out io.Writer, p *v1alpha1.UpgradePlan, pv *runner.PlanPreview) {
+	p = redact.Plan(p)
 	head := fmt.Sprintf("plan %s: target version %s, %d stage(s)", p.Name, p.Spec.Version, len(p.Spec.Stages))
 	if pv != nil && pv.Estimate != "" {
 		head += ", estimated " + pv.Estimate + " from earlier runs"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // progress shows a run as it moves: a live tree redrawn in place when
@@ -45,8 +46,12 @@ func newProgress(stdout, stderr io.Writer, human bool) *progress {
 	return p
 }
 
+// observe shows a transition. The run is shown through redact.Run and the
+// outcome's message through redact.Text, like every other printer.
 func (p *progress) observe(e engine.Event) {
-	cp := copyRun(e.Run)
+	cp := redact.Run(copyRun(e.Run))
+	e.Run = cp
+	e.Outcome.Message = redact.Text(e.Outcome.Message)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.run = cp
@@ -58,6 +63,7 @@ func (p *progress) observe(e engine.Event) {
 }
 
 func (p *progress) notice(msg string) {
+	msg = redact.Text(msg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
+
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // Exit codes shared by every command (see README).
@@ -60,7 +62,9 @@ func Execute() int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(os.Stderr, "error:", err)
+	// Errors are clean where they are made; a URL's credentials are hidden
+	// once more here, the last place text passes before the terminal.
+	fmt.Fprintln(os.Stderr, "error:", redact.Text(err.Error()))
 	return exitCode(err)
 }
 

@@ -10,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // printRunSummary prints a run: its phase, then each stage with its steps
-// and gates, times and messages.
+// and gates, times and messages (through redact.Run).
 func printRunSummary(w io.Writer, r *v1alpha1.UpgradeRun) {
+	r = redact.Run(r)
 	st := r.Status
 	fmt.Fprintf(w, "run %s: version %s, attempt %d, %s", r.Name, r.Spec.Plan.Version, st.Attempt, st.Phase)
 	if d := took(st.StartedAt, st.FinishedAt); d != "" {
@@ -53,11 +55,11 @@ func printRunSummary(w io.Writer, r *v1alpha1.UpgradeRun) {
 	tw.Flush()
 }
 
-// printRunList prints one line per run (history).
+// printRunList prints one line per run (history), through redact.Run.
 func printRunList(w io.Writer, runs []v1alpha1.UpgradeRun) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tVERSION\tPHASE\tATTEMPT\tSTARTED\tTOOK\tMESSAGE")
-	for _, r := range runs {
+	for _, r := range redact.Runs(runs) {
 		started := ""
 		if r.Status.StartedAt != nil {
 			started = r.Status.StartedAt.UTC().Format(time.RFC3339)

@@ -9,6 +9,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -41,7 +42,7 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printObject(cmd.OutOrStdout(), shownRun(run), output)
+				return printObject(cmd.OutOrStdout(), redact.Run(run), output)
 			}
 			printRunSummary(cmd.OutOrStdout(), run)
 			id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift")
@@ -98,7 +99,7 @@ func newHistoryCommand(kf *kubeFlags) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printObject(cmd.OutOrStdout(), shownRuns(runs), output)
+				return printObject(cmd.OutOrStdout(), redact.Runs(runs), output)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no runs on this cluster")

@@ -17,6 +17,8 @@ import (
 	"helm.sh/helm/v3/pkg/getter"
 	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/repo"
+
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // fetchTimeout bounds one download when ctx has no sooner deadline: Helm's
@@ -35,11 +37,13 @@ type ChartRef struct {
 	Version string
 }
 
+// String names the chart in messages, without the credentials its URLs
+// may carry.
 func (r ChartRef) String() string {
 	if r.Repo != "" {
-		return fmt.Sprintf("%s from %s", r.Chart, r.Repo)
+		return fmt.Sprintf("%s from %s", r.Chart, redact.URL(r.Repo))
 	}
-	return r.Chart
+	return redact.Chart(r.Chart)
 }
 
 // FetchChart returns the chart as a .tgz archive, whatever its source, so
@@ -49,7 +53,11 @@ func (r ChartRef) String() string {
 func FetchChart(ctx context.Context, ref ChartRef, baseDir string) ([]byte, error) {
 	b, err := fetch(ctx, ref, baseDir)
 	if err != nil {
-		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
+		// Helm's getters and repository code quote the URLs they were
+		// given (`looks like "https://user:pass@…" is not a valid chart
+		// repository`), and the chart URL an index names may carry the
+		// repository's credentials too.
+		return nil, fmt.Errorf("fetch chart %s: %w", ref, redact.Error(err))
 	}
 	if _, err := LoadArchive(b); err != nil {
 		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)

@@ -148,3 +148,34 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// Credentials in a repository's URL or a chart's URL appear in no error:
+// neither in Helm's own messages, nor in the chart URL the index names.
+func TestFetchErrorsQuoteNoCredentials(t *testing.T) {
+	const marker = "s3cr3t-chart"
+	docroot := t.TempDir()
+	packaged(t, docroot)
+	srv := httptest.NewServer(http.FileServer(http.Dir(docroot)))
+	defer srv.Close()
+	withCreds := strings.Replace(srv.URL, "http://", "http://bot:"+marker+"@", 1)
+	idx, err := repo.IndexDirectory(docroot, withCreds+"/?token="+marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.WriteFile(filepath.Join(docroot, "index.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HELM_CACHE_HOME", t.TempDir())
+	for name, ref := range map[string]ChartRef{
+		"no repository there":    {Chart: "c", Repo: withCreds + "/nothing/?token=" + marker},
+		"no such version":        {Chart: "helmx-test", Repo: withCreds + "/?token=" + marker, Version: "9.9.9"},
+		"no archive there":       {Chart: withCreds + "/missing.tgz?token=" + marker},
+		"oci registry not there": {Chart: "oci://bot:" + marker + "@127.0.0.1:1/c", Version: "1.0.0"},
+	} {
+		_, err := FetchChart(context.Background(), ref, "")
+		t.Logf("%s: %v", name, err)
+		if err == nil || strings.Contains(err.Error(), marker) {
+			t.Errorf("%s: FetchChart error = %v; want one without the credentials", name, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // defaultGateTimeout is Gate.Timeout's documented default ("Default 2m").
@@ -86,7 +87,7 @@ func validateHTTPGate(gatePath *field.Path, h *v1alpha1.HTTPGate, gateTimeout *m
 	path := gatePath.Child("http")
 	var errs field.ErrorList
 	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		errs = append(errs, field.Invalid(path.Child("url"), h.URL, "must be an absolute http(s) URL"))
+		errs = append(errs, field.Invalid(path.Child("url"), redact.URL(h.URL), "must be an absolute http(s) URL"))
 	}
 	if h.ExpectStatus != 0 && (h.ExpectStatus < 100 || h.ExpectStatus > 599) {
 		errs = append(errs, field.Invalid(path.Child("expectStatus"), h.ExpectStatus, "must be an HTTP status code (100-599)"))

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // maxReleaseName is Helm's limit: release names end up in labels and
@@ -36,7 +37,8 @@ func validateHelm(path *field.Path, h *v1alpha1.HelmStep, base string) field.Err
 	if h.Values != nil {
 		var m map[string]any
 		if err := json.Unmarshal(h.Values.Raw, &m); err != nil {
-			errs = append(errs, field.Invalid(path.Child("values"), string(h.Values.Raw), "values must be a map of keys to values, as in values.yaml"))
+			// The value itself is never quoted: it may hold secrets.
+			errs = append(errs, field.Invalid(path.Child("values"), redact.Hidden, "values must be a map of keys to values, as in values.yaml"))
 		}
 	}
 	for i, f := range h.ValuesFiles {
@@ -54,7 +56,7 @@ func validateChart(path *field.Path, h *v1alpha1.HelmStep, base string) field.Er
 		return field.ErrorList{field.Required(p, "a chart directory or .tgz (relative to the plan file), an https:// archive URL, an oci:// reference, or a chart name with repo")}
 	case h.Repo != "":
 		if u, err := url.Parse(h.Repo); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return field.ErrorList{field.Invalid(path.Child("repo"), h.Repo, "must be the http(s) URL of a chart repository (the directory holding index.yaml)")}
+			return field.ErrorList{field.Invalid(path.Child("repo"), redact.URL(h.Repo), "must be the http(s) URL of a chart repository (the directory holding index.yaml)")}
 		}
 		if strings.Contains(h.Chart, "/") {
 			return field.ErrorList{field.Invalid(p, h.Chart, "with repo, chart is the chart's name in the repository (no slashes)")}
@@ -65,7 +67,7 @@ func validateChart(path *field.Path, h *v1alpha1.HelmStep, base string) field.Er
 		}
 	case strings.HasPrefix(h.Chart, "https://"), strings.HasPrefix(h.Chart, "http://"):
 		if u, err := url.Parse(h.Chart); err != nil || u.Host == "" {
-			return field.ErrorList{field.Invalid(p, h.Chart, "must be an absolute URL of a chart archive")}
+			return field.ErrorList{field.Invalid(p, redact.Chart(h.Chart), "must be an absolute URL of a chart archive")}
 		}
 	default:
 		if _, err := os.Stat(resolve(base, h.Chart)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // Validate checks a loaded plan without a cluster and returns every problem.
@@ -149,7 +150,7 @@ func validateSource(path *field.Path, src v1alpha1.Source, base string) field.Er
 	case src.URL != "":
 		u, err := url.Parse(src.URL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			errs = append(errs, field.Invalid(path.Child("url"), src.URL, "must be an absolute http(s) URL"))
+			errs = append(errs, field.Invalid(path.Child("url"), redact.URL(src.URL), "must be an absolute http(s) URL"))
 		}
 		if src.CAFile != "" {
 			if _, err := os.Stat(resolve(base, src.CAFile)); err != nil {

@@ -64,3 +64,29 @@ func TestDiff(t *testing.T) {
 		t.Errorf("create diff = %q, %v", created, err)
 	}
 }
+
+// A Secret value changed to another of the same length is a change: the
+// diff names the key, marks both sides, and shows neither value. An
+// unchanged value shows no diff.
+func TestDiffSecretSameLength(t *testing.T) {
+	before := object("Secret", map[string]any{"password": "czNjcjN0LWE=", "user": "YWRtaW4="}, "1") // s3cr3t-a, admin
+	after := object("Secret", map[string]any{"password": "czNjcjN0LWI=", "user": "YWRtaW4="}, "2")  // s3cr3t-b, admin
+	d, err := Diff(before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-  password: <redacted 8 bytes (before)>", "+  password: <redacted 8 bytes (after)>", "   user: <redacted 5 bytes>"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	for _, secret := range []string{"czNjcjN0LWE=", "czNjcjN0LWI=", "YWRtaW4=", "s3cr3t", "admin"} {
+		if strings.Contains(d, secret) {
+			t.Errorf("diff leaks %q:\n%s", secret, d)
+		}
+	}
+	same, err := Diff(before, object("Secret", map[string]any{"password": "czNjcjN0LWE=", "user": "YWRtaW4="}, "3"))
+	if err != nil || same != "" {
+		t.Errorf("an unchanged Secret: diff %q, %v; want none", same, err)
+	}
+}

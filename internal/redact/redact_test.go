@@ -8,6 +8,11 @@ func TestURLHidesCredentials(t *testing.T) {
 		"https://admin:s3cret@127.0.0.1/healthz":      "https://xxxxx@127.0.0.1/healthz",
 		"https://127.0.0.1/healthz?token=abc&x=1":     "https://127.0.0.1/healthz?xxxxx",
 		"https://user@127.0.0.1/h?access_token=t0ken": "https://xxxxx@127.0.0.1/h?xxxxx",
+		"oci://robot:s3cret@registry.example.com/c":   "oci://xxxxx@registry.example.com/c",
+		"http://127.0.0.1:8080/charts":                "http://127.0.0.1:8080/charts",
+		"127.0.0.1:9000/healthz":                      "127.0.0.1:9000/healthz",
+		"ftp://u:p@a b/x?t=s3cret":                    "ftp://xxxxx@a b/x?xxxxx",
+		"u:p@127.0.0.1:9000/h?t=s3cret":               "xxxxx@127.0.0.1:9000/h?xxxxx",
 	} {
 		if got := URL(in); got != want {
 			t.Errorf("URL(%q) = %q, want %q", in, got, want)

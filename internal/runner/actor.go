@@ -15,6 +15,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
@@ -42,7 +43,23 @@ type actor struct {
 
 var _ engine.Actor = (*actor)(nil)
 
+// Act does one action. Its message is stored in the run record, which
+// lives in the cluster, so it leaves here clean: every URL in it without
+// its credentials (redact.Text). Sources, Helm and gates clean their own
+// messages where they are made (a Helm step scrubs its values); this is
+// the one place every outcome passes, so nothing new escapes it.
 func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
+	o, err := a.act(ctx, r, act)
+	o.Message = redact.Text(o.Message)
+	if o.Rollback != nil {
+		for i, d := range o.Rollback.Differences {
+			o.Rollback.Differences[i] = redact.Text(d)
+		}
+	}
+	return o, redact.Error(err)
+}
+
+func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
 	switch act.Kind {
 	case engine.Backup:
 		return a.backup(ctx, r, act.Stage)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 )
 
@@ -38,16 +39,17 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 	a := &actor{plan: pf.p, deps: pf.s.deps}
 	ex, err := a.executor(nil, stage, i)
 	if err != nil {
-		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, err.Error()))
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), err.Error()))
 		return
 	}
+	// The executor's errors are scrubbed of the step's values already.
 	if err := ex.(*helmstep.Executor).Validate(ctx); err != nil {
-		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, "does not render: "+err.Error()))
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+err.Error()))
 		return
 	}
 	refs, err := ex.Targets(ctx)
 	if err != nil {
-		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), h.Chart, "does not render: "+err.Error()))
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+err.Error()))
 		return
 	}
 	for _, r := range refs {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // ErrInvalidSource: a source sets none, or more than one, of path, url and
@@ -40,7 +41,8 @@ func Read(ctx context.Context, src v1alpha1.Source, baseDir string) ([]byte, err
 	case src.URL != "":
 		b, err := fetch(ctx, src, baseDir)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", Describe(src), err)
+			// The HTTP client's errors quote the URL, query and all.
+			return nil, fmt.Errorf("read %s: %w", Describe(src), redact.Error(err))
 		}
 		return b, nil
 	default:
@@ -52,14 +54,15 @@ func Read(ctx context.Context, src v1alpha1.Source, baseDir string) ([]byte, err
 	}
 }
 
-// Describe names a source in messages: "path crds/", "url https://…",
-// "inline YAML".
+// Describe names a source in messages: "path crds/", "url https://…"
+// (without the credentials it may carry), "inline YAML" (never its
+// content).
 func Describe(src v1alpha1.Source) string {
 	switch {
 	case src.Path != "":
 		return "path " + src.Path
 	case src.URL != "":
-		return "url " + src.URL
+		return "url " + redact.URL(src.URL)
 	default:
 		return "inline YAML"
 	}

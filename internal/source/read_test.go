@@ -140,3 +140,25 @@ func write(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A URL's credentials (user info, a token in the query) appear in no
+// error, whether the server answers an error or cannot be reached.
+func TestReadURLErrorsQuoteNoCredentials(t *testing.T) {
+	const marker = "s3cr3t-source"
+	srv := newServer(t, httptest.NewUnstartedServer(http.NotFoundHandler()), false)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	for name, u := range map[string]string{
+		"404":         strings.Replace(srv.URL, "http://", "http://u:"+marker+"@", 1) + "/m.yaml?token=" + marker,
+		"unreachable": "http://" + marker + ":" + marker + "@" + closed + "/m.yaml?token=" + marker,
+	} {
+		_, err := Read(context.Background(), v1alpha1.Source{URL: u}, "")
+		if err == nil || strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), "read url http://xxxxx@127.0.0.1:") {
+			t.Errorf("%s: Read error = %v; want one naming the URL without its credentials", name, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/budget"
 )
@@ -29,6 +30,10 @@ type Executor struct {
 	chart   *helmx.Chart
 	values  map[string]any
 	timeout time.Duration
+	// scrub hides the values in errors from Helm and the API server,
+	// which may quote them (a schema's pattern, an invalid field of a
+	// rendered object): messages are stored in the run record.
+	scrub *redact.Scrubber
 	Clients
 }
 
@@ -44,7 +49,8 @@ func New(spec v1alpha1.HelmStep, ch *helmx.Chart, values map[string]any, timeout
 	case c.Helm == nil || c.Waiter == nil || c.Mapper == nil:
 		return nil, errors.New("a helm step needs the Helm client, a waiter and a REST mapper")
 	}
-	return &Executor{spec: spec, chart: ch, values: values, timeout: timeout, Clients: c}, nil
+	return &Executor{spec: spec, chart: ch, values: values, timeout: timeout, Clients: c,
+		scrub: redact.NewScrubber(redact.Leaves(values)...)}, nil
 }
 
 // Validate renders the chart with the step's values against the cluster
@@ -52,7 +58,7 @@ func New(spec v1alpha1.HelmStep, ch *helmx.Chart, values map[string]any, timeout
 // any stage runs, so Targets and Run need not ask again.
 func (e *Executor) Validate(ctx context.Context) error {
 	_, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, true)
-	return err
+	return e.scrub.Error(err)
 }
 
 // Targets are the objects of the release's latest revision and of the
@@ -72,10 +78,10 @@ func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
 func (e *Executor) manifests(ctx context.Context) (now, next []*unstructured.Unstructured, latest *helmx.Deployed, err error) {
 	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, e.scrub.Error(err)
 	}
 	if next, err = objectsOf(rendered, e.spec.Namespace, e.Mapper); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, e.scrub.Error(err)
 	}
 	l, err := e.Helm.Latest(ctx, e.spec.Release, e.spec.Namespace)
 	switch {
@@ -142,9 +148,9 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 		if kube.Unreachable(err) {
 			// As with every step kind, an outage stops the run as saved;
 			// the resumed step finds the release pending and resolves it.
-			return step.Result{}, fmt.Errorf("release %s/%s: %w", ns, rel, err)
+			return step.Result{}, fmt.Errorf("release %s/%s: %w", ns, rel, e.scrub.Error(err))
 		}
-		return e.fail(ctx, res, err.Error())
+		return e.fail(ctx, res, e.scrub.Text(err.Error()))
 	}
 	now, err := e.Helm.Latest(b.Context(), rel, ns)
 	if err != nil {
@@ -188,9 +194,9 @@ func (e *Executor) fail(ctx context.Context, res helmx.Result, why string) (step
 			return step.Result{}, ctx.Err()
 		}
 		if kube.Unreachable(err) {
-			return step.Result{}, fmt.Errorf("%s; putting the release back: %w", why, err)
+			return step.Result{}, fmt.Errorf("%s; putting the release back: %w", why, e.scrub.Error(err))
 		}
-		return step.Failure("%s; and putting the release back failed: %v", why, err), nil
+		return step.Failure("%s; and putting the release back failed: %v", why, e.scrub.Error(err)), nil
 	}
 	return step.Failure("%s; %s", why, back), nil
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/source"
 )
 
@@ -22,8 +21,7 @@ var ErrInvalidJob = errors.New("invalid job source")
 func jobOf(src v1alpha1.Source, objs []*unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	problems := jobProblems(objs)
 	if len(problems) > 0 {
-		where := redact.URLIn(source.Describe(src), src.URL)
-		return nil, fmt.Errorf("job from %s: %w: %s", where, ErrInvalidJob, strings.Join(problems, "; "))
+		return nil, fmt.Errorf("job from %s: %w: %s", source.Describe(src), ErrInvalidJob, strings.Join(problems, "; "))
 	}
 	return objs[0], nil
 }

@@ -1,0 +1,27 @@
+// Package redact hides secret values before text is shown or stored: in
+// status, events, logs, messages and every CLI output.
+//
+// What is secret: the values of Secret objects (data, stringData, and
+// kubectl's last-applied copy of them), Helm values (a step's values and
+// the content of its values files), the inline source of any step, and the
+// credentials a URL carries (user info and query, where tokens travel) in
+// http gates, sources and Helm chart repositories, chart URLs and OCI
+// references.
+//
+// Where it happens, in two places by design:
+//
+//   - Where text is produced. A message is stored in the run record, which
+//     lives in the cluster and is read by anyone who may read it there (and
+//     by every later driver: a controller's status, an API), so a message
+//     must be clean before it is stored: sources and Helm name URLs through
+//     [URL], errors that may quote a URL go through [Text] (or [Error]),
+//     Helm errors go through a [Scrubber] of the step's values, and the
+//     runner passes every outcome message through [Text] before the engine
+//     records it.
+//   - Where it is printed. The run record keeps the plan as written (it is
+//     what a resumed run executes), so every printer shows a run through
+//     [Run] and a plan through [Plan], which hide the spec's secrets and
+//     pass the messages through [Text] once more (records written by an
+//     older Upshift may hold raw URLs); objects go through [Object], and
+//     diffs of two versions of an object through [Pair].
+package redact
