@@ -158,10 +158,15 @@ func runOnce(t *testing.T, root, bin string, sc scenario, tool string, i int) me
 	m.limit = busy(rs)
 	m.reactions = reactions(events, whole, rs)
 	if *timeline {
-		for i, r := range rs {
+		i := 0
+		for _, r := range rs {
+			if !r.controlled {
+				continue
+			}
 			if i < len(m.reactions) {
 				t.Logf("%s rollout %s took %s, next write %s later", tool, r.object, r.end.Sub(r.start).Round(time.Millisecond), m.reactions[i].Round(time.Millisecond))
 			}
+			i++
 		}
 		for _, w := range windows {
 			for _, g := range gaps(events, w, rs) {
