@@ -40,8 +40,9 @@ check-leaks:
 demo: build
 	$(BIN) demo
 
-# Upshift against the runbook script (test/bench), alternating, on fresh
-# local clusters; about 5 minutes. BENCH_FLAGS=-runs=9 for more runs.
+# Upshift against the runbook scripts (test/bench), alternating, on fresh
+# local clusters: the demo and the Liqo-shaped scenario, about 9 minutes.
+# BENCH_FLAGS="-runs=9" for more runs, "-scenario=liqo" (or demo) for one.
 BENCH_FLAGS ?= -runs=5
 bench: cluster-binaries
 	$(GO) test -tags bench -count=1 -timeout 60m -v -run TestUpgradeVersusScript ./test/bench/ -args $(BENCH_FLAGS)

@@ -24,7 +24,7 @@ func newPlanCommand(kf *kubeFlags) *cobra.Command {
 		Long: `Validate an UpgradePlan file and, when a cluster is configured (--kubeconfig,
 KUBECONFIG), check it against the cluster: every kind is served or defined by
 the plan's CRDs, every namespace, workload and container exists, and the
-credentials may do every write the plan needs (SelfSubjectAccessReview).
+credentials may do every write the plan needs (SelfSubjectRulesReview).
 Every problem is reported at once with its field path.
 
 Then preview every step: for each object, what will happen to it (create,

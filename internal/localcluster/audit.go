@@ -29,10 +29,15 @@ type AuditEvent struct {
 	RequestURI               string    `json:"requestURI"`
 	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
 	StageTimestamp           time.Time `json:"stageTimestamp"`
+	// RequestObject is the request's body as JSON, for the users whose
+	// writes are audited at Request level (Options.AuditRequestBodiesOf);
+	// empty for everyone else.
+	RequestObject json.RawMessage `json:"requestObject,omitempty"`
 }
 
-// IsWrite reports whether the request changes state (access reviews,
-// which only ask, and dry runs, which change nothing, are not writes).
+// IsWrite reports whether the request changes state (access and rules
+// reviews, which only ask, and dry runs, which change nothing, are not
+// writes).
 func (e AuditEvent) IsWrite() bool {
 	if e.DryRun() {
 		return false
@@ -42,7 +47,9 @@ func (e AuditEvent) IsWrite() bool {
 	default:
 		return false
 	}
-	if e.ObjectRef != nil && strings.HasSuffix(e.ObjectRef.Resource, "accessreviews") {
+	// Access, rules and token reviews are created only to be answered:
+	// nothing is stored.
+	if e.ObjectRef != nil && strings.HasSuffix(e.ObjectRef.Resource, "reviews") {
 		return false
 	}
 	return true

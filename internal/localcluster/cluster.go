@@ -55,7 +55,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	l := layout{dir: o.Dir}
-	if _, err := writeClusterFiles(l, o.Name, ports, o.PodReadyDelay); err != nil {
+	if _, err := writeClusterFiles(l, o.Name, ports, o.PodReadyDelay, o.AuditRequestBodiesOf); err != nil {
 		return nil, fmt.Errorf("prepare cluster %s: %w", o.Name, err)
 	}
 	c := &Cluster{

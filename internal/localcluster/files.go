@@ -47,6 +47,21 @@ rules:
 - level: Metadata
 `
 
+// auditPolicyWithBodiesOf is auditPolicy with, first, a rule recording the
+// writes of the given users at Request level (their bodies).
+func auditPolicyWithBodiesOf(users []string) string {
+	if len(users) == 0 {
+		return auditPolicy
+	}
+	quoted := make([]string, len(users))
+	for i, u := range users {
+		quoted[i] = strconv.Quote(u) // a JSON string is a YAML flow scalar
+	}
+	rule := "- level: Request\n  users: [" + strings.Join(quoted, ", ") + "]\n  verbs: [\"create\", \"update\", \"patch\", \"delete\", \"deletecollection\"]\n"
+	head, rest, _ := strings.Cut(auditPolicy, "rules:\n")
+	return head + "rules:\n" + rule + rest
+}
+
 // layout names the files of one cluster directory.
 type layout struct{ dir string }
 
@@ -63,7 +78,7 @@ func (l layout) auditLog() string { return l.path("logs", "audit.log") }
 
 // writeClusterFiles creates the directory tree, certificates, keys,
 // kubeconfigs, audit policy and kwok configuration.
-func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Duration) (*certAuthority, error) {
+func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Duration, auditBodiesOf []string) (*certAuthority, error) {
 	for _, d := range []string{"pki", "logs", "kubeconfigs", "etcd", "users"} {
 		if err := os.MkdirAll(l.path(d), 0o700); err != nil {
 			return nil, fmt.Errorf("create %s: %w", l.path(d), err)
@@ -144,7 +159,7 @@ func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Du
 		}
 	}
 
-	if err := os.WriteFile(l.path("audit-policy.yaml"), []byte(auditPolicy), 0o644); err != nil {
+	if err := os.WriteFile(l.path("audit-policy.yaml"), []byte(auditPolicyWithBodiesOf(auditBodiesOf)), 0o644); err != nil {
 		return nil, err
 	}
 	fakeLog := l.path("container.log")

@@ -41,6 +41,11 @@ type Options struct {
 	Detached bool
 	// Progress receives build and start-up progress; nil discards it.
 	Progress io.Writer
+	// AuditRequestBodiesOf are users whose writes the audit log records at
+	// Request level, with the request's body (Secret data included: for
+	// test clusters), so a test can weigh what they write. Everything else
+	// stays at Metadata level.
+	AuditRequestBodiesOf []string
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`)

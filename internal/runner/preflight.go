@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-	authv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,8 +19,9 @@ import (
 // Preflight checks a resolved plan against the cluster before any change:
 // every kind is served (or defined by a CRD in the plan), every namespace
 // and workload and container exists (or the plan creates it), and the
-// credentials may do every write the plan needs (SelfSubjectAccessReview).
-// It reports every problem at once. It writes nothing but access reviews.
+// credentials may do every write the plan needs (a SelfSubjectRulesReview
+// per namespace, access reviews where its rules are incomplete). It
+// reports every problem at once. It writes nothing but those reviews.
 func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}}
 	for i, st := range p.Plan.Spec.Stages {
@@ -324,62 +323,8 @@ func (pf *preflight) runNeeds(ctx context.Context) {
 	}
 }
 
-func (pf *preflight) reviewAccess(ctx context.Context) {
-	keys := make([]accessKey, 0, len(pf.access))
-	for k := range pf.access {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.gvr.String() != b.gvr.String() {
-			return a.gvr.String() < b.gvr.String()
-		}
-		if a.namespace != b.namespace {
-			return a.namespace < b.namespace
-		}
-		return a.verb < b.verb
-	})
-	// The reviews are independent: ask them side by side, report in order.
-	allowed := make([]bool, len(keys))
-	errs := make([]error, len(keys))
-	var g errgroup.Group
-	g.SetLimit(maxParallelReviews)
-	for i, k := range keys {
-		g.Go(func() error {
-			resName, sub, _ := strings.Cut(k.gvr.Resource, "/") // pods/log: a subresource
-			review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
-				Verb: k.verb, Group: k.gvr.Group, Resource: resName, Subresource: sub, Namespace: k.namespace,
-			}}}
-			res, err := pf.s.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-			errs[i] = err
-			allowed[i] = err == nil && res.Status.Allowed
-			return nil
-		})
-	}
-	_ = g.Wait() // the reviews report through errs
-	for i, k := range keys {
-		where := "cluster-wide"
-		if k.namespace != "" {
-			where = "in namespace " + k.namespace
-		}
-		resource := k.gvr.Resource
-		if k.gvr.Group != "" {
-			resource += "." + k.gvr.Group
-		}
-		whats := pf.access[k]
-		if errs[i] != nil {
-			pf.errs = append(pf.errs, field.InternalError(field.NewPath(whats[0]), fmt.Errorf("access review for %s %s: %w", k.verb, resource, errs[i])))
-			continue
-		}
-		if !allowed[i] {
-			pf.errs = append(pf.errs, &field.Error{Type: field.ErrorTypeForbidden, Field: whats[0],
-				Detail: fmt.Sprintf("these credentials may not %s %s %s (needed by %d item(s)); grant it, e.g. with a Role/ClusterRole, or use other credentials", k.verb, resource, where, len(whats))})
-		}
-	}
-}
-
-// maxParallelReviews bounds the access reviews in flight: a plan needs
-// about a hundred, and one at a time they cost a round trip each.
+// maxParallelReviews bounds the reviews in flight: one at a time they
+// cost a round trip each.
 const maxParallelReviews = 8
 
 func join(namespace, name string) string {

@@ -64,19 +64,25 @@ func objectKey(e localcluster.AuditEvent) string {
 	return r.APIGroup + "/" + r.Resource + " " + r.Namespace + "/" + r.Name
 }
 
-// rollout is one object a tool changed and its controller then worked on:
-// from the tool's first write to it to the controller's last status
-// update of it.
+// rollout is one object a tool changed: from the tool's first write to
+// it to the later of the answer to the tool's last write of it and its
+// controller's last status update of it.
 type rollout struct {
 	object     string
 	start, end time.Time
+	// controlled: a controller (not the tool) wrote its status last, so
+	// the end is when the controller was done, which a tool can react to.
+	controlled bool
 }
 
-// rollouts finds, in one tool's run, every object the tool wrote whose
-// status another client then updated: the workloads, Jobs and CRDs whose
-// own progress the tool waited for.
+// rollouts finds, in one tool's run, every platform object the tool wrote
+// (not its own record, backups or lease) and how long it took to
+// converge: the workloads, Jobs and CRDs whose progress the tool waited
+// for, and the objects whose write alone is the work (a CRD whose status
+// does not change still costs the API server its write, which for a big
+// schema is tens of milliseconds).
 func rollouts(all []localcluster.AuditEvent, tool window) []rollout {
-	firstWrite := map[string]time.Time{}
+	firstWrite, lastAnswer := map[string]time.Time{}, map[string]time.Time{}
 	for _, e := range tool.events(all) {
 		k := objectKey(e)
 		if !e.IsWrite() || k == "" || e.ObjectRef.Subresource != "" || e.ObjectRef.Resource == "secrets" || e.ObjectRef.Resource == "leases" {
@@ -84,6 +90,9 @@ func rollouts(all []localcluster.AuditEvent, tool window) []rollout {
 		}
 		if _, ok := firstWrite[k]; !ok {
 			firstWrite[k] = e.RequestReceivedTimestamp
+		}
+		if e.StageTimestamp.After(lastAnswer[k]) {
+			lastAnswer[k] = e.StageTimestamp
 		}
 	}
 	lastStatus := map[string]time.Time{}
@@ -100,8 +109,12 @@ func rollouts(all []localcluster.AuditEvent, tool window) []rollout {
 		}
 	}
 	var out []rollout
-	for k, end := range lastStatus {
-		out = append(out, rollout{object: k, start: firstWrite[k], end: end})
+	for k, start := range firstWrite {
+		r := rollout{object: k, start: start, end: lastAnswer[k]}
+		if st, ok := lastStatus[k]; ok && st.After(r.end) {
+			r.end, r.controlled = st, true
+		}
+		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
 	return out
@@ -127,8 +140,9 @@ func busy(rs []rollout) time.Duration {
 	return total + curEnd.Sub(curStart)
 }
 
-// reactions are, for each rollout's end, how long until the tool's next
-// write (a step starting, or its progress saved).
+// reactions are, for each end of a rollout a controller finished, how
+// long until the tool's next write (a step starting, or its progress
+// saved).
 func reactions(all []localcluster.AuditEvent, tool window, rs []rollout) []time.Duration {
 	var writes []time.Time
 	for _, e := range tool.events(all) {
@@ -139,6 +153,9 @@ func reactions(all []localcluster.AuditEvent, tool window, rs []rollout) []time.
 	slices.SortFunc(writes, func(a, b time.Time) int { return a.Compare(b) })
 	var out []time.Duration
 	for _, r := range rs {
+		if !r.controlled {
+			continue // the tool's own write: nothing to react to
+		}
 		i, _ := slices.BinarySearchFunc(writes, r.end, func(a, b time.Time) int { return a.Compare(b) })
 		if i < len(writes) {
 			out = append(out, writes[i].Sub(r.end))

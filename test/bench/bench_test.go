@@ -1,9 +1,11 @@
 //go:build bench
 
-// Package bench measures Upshift against the runbook script it replaces:
-// the demo platform's 1.0.0 -> 1.1.0 upgrade on a fresh local cluster per
-// run, alternating the two, timed from the API server's audit log. Run it
-// with `make bench`; the figures go in docs/benchmarks.md.
+// Package bench measures Upshift against the runbook scripts it
+// replaces: each scenario's upgrade (the demo platform's 1.0.0 -> 1.1.0,
+// a Liqo-shaped platform's v1.0.0 -> v1.1.0) on a fresh local cluster per
+// run, alternating the two tools, timed and weighed from the API
+// server's audit log. Run it with `make bench`; the figures go in
+// docs/benchmarks.md.
 package bench
 
 import (
@@ -15,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +27,8 @@ import (
 )
 
 var (
-	runs       = flag.Int("runs", 5, "runs of each tool")
+	runs       = flag.Int("runs", 5, "runs of each tool, per scenario")
+	only       = flag.String("scenario", "all", "the upgrade to measure: demo, liqo or all")
 	timeline   = flag.Bool("timeline", false, "log when each tool was neither waiting on a rollout nor done, and what it asked the API server then")
 	readyDelay = flag.Duration("pod-ready-delay", 500*time.Millisecond, "kwok's pinned delay before a pod is Ready")
 )
@@ -45,46 +49,64 @@ type measured struct {
 	limit     time.Duration // the rollouts' own critical path
 	reactions []time.Duration
 	requests  int
+	written   written
 }
 
 func TestUpgradeVersusScript(t *testing.T) {
 	root := repoRoot()
+	var chosen []scenario
+	for _, sc := range scenarios(root) {
+		if *only == "all" || *only == sc.name {
+			chosen = append(chosen, sc)
+		}
+	}
+	if len(chosen) == 0 {
+		t.Fatalf("-scenario=%s: choose demo, liqo or all", *only)
+	}
 	bin := filepath.Join(t.TempDir(), "upshift")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "upshift")).CombinedOutput(); err != nil {
 		t.Fatalf("build upshift: %v\n%s", err, out)
 	}
-	var ups, scr []measured
-	for i := range *runs {
-		// Alternate which goes first, so neither always meets a warmer machine.
-		order := []string{"upshift", "script"}
-		if i%2 == 1 {
-			order = []string{"script", "upshift"}
-		}
-		for _, tool := range order {
-			m := runOnce(t, root, bin, tool, i)
-			t.Logf("run %d %-7s wall %s  limit %s  requests %d", i+1, tool, m.wall.Round(time.Millisecond), m.limit.Round(time.Millisecond), m.requests)
-			if tool == "upshift" {
-				ups = append(ups, m)
-			} else {
-				scr = append(scr, m)
+	for _, sc := range chosen {
+		t.Run(sc.name, func(t *testing.T) {
+			var ups, scr []measured
+			for i := range *runs {
+				// Alternate which goes first, so neither always meets a warmer machine.
+				order := []string{"upshift", "script"}
+				if i%2 == 1 {
+					order = []string{"script", "upshift"}
+				}
+				for _, tool := range order {
+					m := runOnce(t, root, bin, sc, tool, i)
+					t.Logf("run %d %-7s wall %s  limit %s  requests %d  written %s", i+1, tool, m.wall.Round(time.Millisecond), m.limit.Round(time.Millisecond), m.requests, size(m.written.bytes))
+					if tool == "upshift" {
+						ups = append(ups, m)
+					} else {
+						scr = append(scr, m)
+					}
+				}
 			}
-		}
+			report(t, sc, ups, scr)
+		})
 	}
-	report(t, ups, scr)
 }
 
-// runOnce starts a fresh cluster, installs 1.0.0 as the admin, and runs
-// one tool's upgrade to 1.1.0 under its own client certificate.
-func runOnce(t *testing.T, root, bin, tool string, i int) measured {
+// runOnce starts a fresh cluster, installs the start version as the
+// admin, and runs one tool's upgrade under its own client certificate,
+// whose writes the audit log records with their bodies.
+func runOnce(t *testing.T, root, bin string, sc scenario, tool string, i int) measured {
 	t.Helper()
-	c, err := testenv.StartTied(localcluster.Options{Name: fmt.Sprintf("bench-%s-%d", tool, i), PodReadyDelay: *readyDelay})
+	c, err := testenv.StartTied(localcluster.Options{
+		Name:                 fmt.Sprintf("bench-%s-%s-%d", sc.name, tool, i),
+		PodReadyDelay:        *readyDelay,
+		AuditRequestBodiesOf: []string{upshiftUser, scriptUser},
+	})
 	if err != nil {
 		t.Fatalf("start cluster: %v", err)
 	}
 	defer c.Stop()
-	demo := filepath.Join(root, "examples", "demo")
 	adminEnv := append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath())
-	mustRun(t, adminEnv, bin, "apply", "-f", filepath.Join(demo, "1.0.0", "plan.yaml"), "-o", "json")
+	mustRun(t, adminEnv, bin, "apply", "-f", sc.install, "-o", "json")
 
 	user := upshiftUser
 	if tool == "script" {
@@ -96,19 +118,26 @@ func runOnce(t *testing.T, root, bin, tool string, i int) measured {
 	}
 	env := append(os.Environ(), "KUBECONFIG="+kc)
 	var windows []window
-	timed := func(name string, args ...string) {
+	timed := func(code int, name string, args ...string) {
 		start := time.Now()
-		mustRunCode(t, env, exitWant(args), name, args...)
+		mustRunCode(t, env, code, name, args...)
 		windows = append(windows, window{user: user, start: start, end: time.Now()})
 	}
-	plan := filepath.Join(demo, "1.1.0", "plan.yaml")
 	if tool == "upshift" {
-		timed(bin, "apply", "-f", plan, "--no-wait", "-o", "json") // stops at the approval: exit 4
-		mustRun(t, env, bin, "approve", "demo-1.1.0")
-		timed(bin, "apply", "-f", plan, "-o", "json")
+		for _, cmd := range sc.upshift {
+			if cmd.timed {
+				timed(cmd.exit, bin, cmd.args...)
+			} else {
+				mustRunCode(t, env, cmd.exit, bin, cmd.args...)
+			}
+		}
 	} else {
-		env = append(env, "KUBECTL="+c.Binaries().Path("kubectl"), "HELM="+c.Binaries().Path("helm"), "DEMO="+filepath.Join(demo, "1.1.0"))
-		timed("bash", filepath.Join(root, "test", "bench", "upgrade-1.1.0.sh"))
+		env = append(env, "KUBECTL="+c.Binaries().Path("kubectl"), "HELM="+c.Binaries().Path("helm"))
+		env = append(env, sc.scriptEnv...)
+		timed(0, "bash", sc.script)
+	}
+	if err := sc.target.reached(c.RESTConfig()); err != nil {
+		t.Fatalf("%s did not reach the target: %v", tool, err)
 	}
 	time.Sleep(time.Second) // let the audit log's last batch reach the file
 	events, err := c.ReadAudit()
@@ -117,19 +146,27 @@ func runOnce(t *testing.T, root, bin, tool string, i int) measured {
 	}
 	var m measured
 	whole := window{user: user, start: windows[0].start, end: windows[len(windows)-1].end}
+	var timedEvents []localcluster.AuditEvent
 	for _, w := range windows {
 		evs := w.events(events)
 		m.wall += span(evs)
 		m.requests += len(evs)
+		timedEvents = append(timedEvents, evs...)
 	}
+	m.written = weigh(timedEvents, "upshift-run-"+sc.plan)
 	rs := rollouts(events, whole)
 	m.limit = busy(rs)
 	m.reactions = reactions(events, whole, rs)
 	if *timeline {
-		for i, r := range rs {
+		i := 0
+		for _, r := range rs {
+			if !r.controlled {
+				continue
+			}
 			if i < len(m.reactions) {
 				t.Logf("%s rollout %s took %s, next write %s later", tool, r.object, r.end.Sub(r.start).Round(time.Millisecond), m.reactions[i].Round(time.Millisecond))
 			}
+			i++
 		}
 		for _, w := range windows {
 			for _, g := range gaps(events, w, rs) {
@@ -138,16 +175,6 @@ func runOnce(t *testing.T, root, bin, tool string, i int) measured {
 		}
 	}
 	return m
-}
-
-// exitWant is 4 for `apply --no-wait` (waiting for an approval), else 0.
-func exitWant(args []string) int {
-	for _, a := range args {
-		if a == "--no-wait" {
-			return 4
-		}
-	}
-	return 0
 }
 
 func mustRun(t *testing.T, env []string, name string, args ...string) {
@@ -182,7 +209,7 @@ func tail(s string) string {
 	return s
 }
 
-func report(t *testing.T, ups, scr []measured) {
+func report(t *testing.T, sc scenario, ups, scr []measured) {
 	pick := func(ms []measured, f func(measured) time.Duration) []time.Duration {
 		var out []time.Duration
 		for _, m := range ms {
@@ -192,24 +219,36 @@ func report(t *testing.T, ups, scr []measured) {
 	}
 	wall := func(m measured) time.Duration { return m.wall }
 	limit := func(m measured) time.Duration { return m.limit }
+	requests := func(m measured) time.Duration { return time.Duration(m.requests) }
+	bytesOf := func(m measured) time.Duration { return time.Duration(m.written.bytes) }
 	uw, sw := median(pick(ups, wall)), median(pick(scr, wall))
 	ul := median(pick(ups, limit))
 	var rx []time.Duration
-	var ureq, sreq []time.Duration
 	for _, m := range ups {
 		rx = append(rx, m.reactions...)
-		ureq = append(ureq, time.Duration(m.requests))
 	}
-	for _, m := range scr {
-		sreq = append(sreq, time.Duration(m.requests))
-	}
+	ur, sr := median(pick(ups, requests)), median(pick(scr, requests))
+	rec := medianRun(ups, bytesOf).written.record
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| measure (median of %d runs, pod ready delay %s) | Upshift | script |\n|---|---|---|\n", len(ups), *readyDelay)
+	fmt.Fprintf(&b, "\nscenario %s\n| measure (median of %d runs, pod ready delay %s) | Upshift | script |\n|---|---|---|\n", sc.name, len(ups), *readyDelay)
 	fmt.Fprintf(&b, "| wall time (audit log) | %s | %s |\n", uw.Round(time.Millisecond), sw.Round(time.Millisecond))
 	fmt.Fprintf(&b, "| physical limit (rollouts' critical path) | %s | %s |\n", ul.Round(time.Millisecond), median(pick(scr, limit)).Round(time.Millisecond))
-	fmt.Fprintf(&b, "| API requests per run | %d | %d |\n", int64(median(ureq)), int64(median(sreq)))
-	fmt.Fprintf(&b, "\nUpshift ÷ script: %.2f; Upshift ÷ physical limit: %.2f\n", uw.Seconds()/sw.Seconds(), uw.Seconds()/ul.Seconds())
+	fmt.Fprintf(&b, "| API requests per run | %d | %d |\n", int64(ur), int64(sr))
+	fmt.Fprintf(&b, "| bytes written to the API per run (request bodies) | %s | %s |\n", size(int(median(pick(ups, bytesOf)))), size(int(median(pick(scr, bytesOf)))))
+	if rec.writes > 0 {
+		fmt.Fprintf(&b, "| run record: saves per run, bytes per save (mean / largest) | %d, %s / %s | — |\n", rec.writes, size(rec.bytes/rec.writes), size(rec.max))
+	}
+	fmt.Fprintf(&b, "\nUpshift ÷ script: wall %.2f, requests %.2f; Upshift ÷ physical limit: %.2f\n", uw.Seconds()/sw.Seconds(), float64(ur)/float64(sr), uw.Seconds()/ul.Seconds())
 	fmt.Fprintf(&b, "reaction from a rollout done to Upshift's next write: p50 %s, p99 %s (%d rollouts)\n",
 		percentile(rx, 0.5).Round(time.Millisecond), percentile(rx, 0.99).Round(time.Millisecond), len(rx))
+	fmt.Fprintf(&b, "\nbytes written by what, Upshift's median run:\n%s", medianRun(ups, bytesOf).written.breakdown())
+	fmt.Fprintf(&b, "bytes written by what, the script's median run:\n%s", medianRun(scr, bytesOf).written.breakdown())
 	t.Log(b.String())
+}
+
+// medianRun is the run whose figure is the median.
+func medianRun(ms []measured, f func(measured) time.Duration) measured {
+	s := slices.Clone(ms)
+	slices.SortFunc(s, func(a, b measured) int { return int(f(a) - f(b)) })
+	return s[int(float64(len(s)-1)*0.5+0.5)]
 }
