@@ -1,0 +1,64 @@
+package wait
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+func pause(d time.Duration) v1alpha1.Step {
+	return v1alpha1.Step{Name: "hold", Pause: &v1alpha1.PauseStep{Duration: metav1.Duration{Duration: d}}}
+}
+
+// A resumed pause goes on from its saved start instead of starting over.
+func TestPauseGoesOnFromItsSavedStart(t *testing.T) {
+	s, err := New(pause(time.Hour), time.Now().Add(-time.Hour-time.Second), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background())
+	if err != nil || res.Outcome != step.Succeeded {
+		t.Fatalf("a pause started an hour ago = %+v, %v; want done", res, err)
+	}
+	s, _ = New(pause(time.Hour), time.Now(), Options{NoWait: true})
+	if _, err := s.Run(context.Background()); !errors.Is(err, step.ErrWaiting) {
+		t.Fatalf("--no-wait pause = %v, want ErrWaiting", err)
+	}
+}
+
+// An approval waits until the record holds one, and says who approved.
+func TestApprovalWaitsForTheRecord(t *testing.T) {
+	spec := v1alpha1.Step{Name: "go-ahead", Approval: &v1alpha1.ApprovalStep{}}
+	if _, err := New(spec, time.Time{}, Options{}); err == nil {
+		t.Fatal("an approval step without approvals to read was built")
+	}
+	asked := 0
+	approvals := func(_ context.Context, name string) (*v1alpha1.Approval, error) {
+		asked++
+		if name != "go-ahead" {
+			t.Errorf("asked for the approval of %q", name)
+		}
+		if asked < 3 {
+			return nil, nil
+		}
+		return &v1alpha1.Approval{Step: name, By: "ops@host", At: metav1.NewMicroTime(time.Now())}, nil
+	}
+	s, err := New(spec, time.Time{}, Options{Approvals: approvals, Poll: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background())
+	if err != nil || res.Outcome != step.Succeeded || asked != 3 {
+		t.Fatalf("approval = %+v, %v after %d reads", res, err, asked)
+	}
+	s, _ = New(spec, time.Time{}, Options{Approvals: func(context.Context, string) (*v1alpha1.Approval, error) { return nil, nil }, Poll: time.Millisecond, NoWait: true})
+	if _, err := s.Run(context.Background()); !errors.Is(err, step.ErrWaiting) {
+		t.Fatalf("--no-wait approval = %v, want ErrWaiting", err)
+	}
+}
