@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,23 +79,31 @@ func Cluster(t testing.TB) *localcluster.Cluster {
 // StartTied starts an extra cluster tied to this process, in a fresh
 // directory named upshift-test-<name>-*. The caller stops it.
 func StartTied(o localcluster.Options) (*localcluster.Cluster, error) {
-	dir, err := os.MkdirTemp("", DirPrefix+o.Name+"-")
-	if err != nil {
-		return nil, err
-	}
-	o.Dir = dir
 	o.Detached = false
 	if o.Progress == nil {
 		o.Progress = os.Stderr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute) // covers a first build
 	defer cancel()
-	c, err := localcluster.Start(ctx, o)
-	if err != nil {
+	for try := 1; ; try++ {
+		dir, err := os.MkdirTemp("", DirPrefix+o.Name+"-")
+		if err != nil {
+			return nil, err
+		}
+		o.Dir = dir
+		c, err := localcluster.Start(ctx, o)
+		if err == nil {
+			return c, nil
+		}
 		_ = os.RemoveAll(dir)
-		return nil, err
+		// Free ports are chosen, then bound: with test packages starting
+		// clusters side by side, another process may take one in
+		// between. That is the test machine's race, not the code under
+		// test: start again in a fresh directory, a few times.
+		if try == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return nil, err
+		}
 	}
-	return c, nil
 }
 
 // SkipIfShort skips a test that starts or uses a real control plane when

@@ -35,8 +35,14 @@ func TestPauseGoesOnFromItsSavedStart(t *testing.T) {
 // An approval waits until the record holds one, and says who approved.
 func TestApprovalWaitsForTheRecord(t *testing.T) {
 	spec := v1alpha1.Step{Name: "go-ahead", Approval: &v1alpha1.ApprovalStep{}}
-	if _, err := New(spec, time.Time{}, Options{}); err == nil {
-		t.Fatal("an approval step without approvals to read was built")
+	// Built without a record (a preview lists its targets), it says so
+	// if run.
+	bare, err := New(spec, time.Time{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bare.Run(context.Background()); err == nil {
+		t.Fatal("an approval step without approvals to read ran")
 	}
 	asked := 0
 	approvals := func(_ context.Context, name string) (*v1alpha1.Approval, error) {

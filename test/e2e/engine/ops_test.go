@@ -223,6 +223,14 @@ func TestOldRunsArePruned(t *testing.T) {
 		if rec, backups := w.runSecrets(gone); rec+backups != 0 {
 			t.Errorf("pruned run %s left %d record(s) and %d backup Secret(s)", gone, rec, backups)
 		}
+		if n := w.sourceChunks(gone); n != 0 {
+			t.Errorf("pruned run %s left %d source chunk(s)", gone, n)
+		}
+	}
+	for _, kept := range []string{"shop-b", "shop-c"} {
+		if n := w.sourceChunks(kept); n == 0 {
+			t.Errorf("kept run %s has no source chunk", kept)
+		}
 	}
 	for _, kept := range []string{"shop-b", "shop-c"} {
 		if rec, backups := w.runSecrets(kept); rec != 1 || backups == 0 {
@@ -230,6 +238,17 @@ func TestOldRunsArePruned(t *testing.T) {
 		}
 	}
 	w.waitImages("app=web", "app", "example.com/shop/web:2.0.3")
+}
+
+// sourceChunks counts the Secrets that hold the run's sources.
+func (w *world) sourceChunks(run string) int {
+	w.t.Helper()
+	list, err := w.cs.CoreV1().Secrets(runner.DefaultNamespace).List(w.ctx, metav1.ListOptions{
+		LabelSelector: runstore.LabelRun + "=" + run, FieldSelector: "type=" + runstore.SourcesSecretType})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return len(list.Items)
 }
 
 // runSecrets counts the Secrets in upshift-system labelled with the run:
@@ -248,9 +267,13 @@ func (w *world) runSecrets(run string) (records, backups int) {
 				continue
 			}
 			seen[s.Name] = true
-			if s.Type == backup.SecretType {
+			switch s.Type {
+			case backup.SecretType:
 				backups++
-			} else {
+			case runstore.SourcesSecretType:
+				// The run's sources: part of its record, kept and pruned
+				// with it (checked by prunedWithSources).
+			default:
 				records++
 			}
 		}
