@@ -184,16 +184,27 @@ func (s *Store) readChunk(ctx context.Context, ref v1alpha1.BlobRef, index int, 
 	return piece, nil
 }
 
-// DeleteAll deletes every chunk Secret the label selector matches.
+// DeleteAll deletes every chunk Secret the label selector matches. It
+// lists and deletes one by one rather than with a delete-collection, so
+// it needs no permission beyond the list and delete a run needs anyway.
 func (s *Store) DeleteAll(ctx context.Context, selector string) error {
-	return retry(ctx, func() error {
-		err := s.cs.CoreV1().Secrets(s.namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
-			metav1.ListOptions{LabelSelector: selector, FieldSelector: "type=" + string(s.secretType)})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
+	api := s.cs.CoreV1().Secrets(s.namespace)
+	var list *corev1.SecretList
+	err := retry(ctx, func() error {
+		var err error
+		list, err = api.List(ctx, metav1.ListOptions{LabelSelector: selector, FieldSelector: "type=" + string(s.secretType)})
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("list secrets %s in %s: %w", selector, s.namespace, err)
+	}
+	for _, sec := range list.Items {
+		err := retry(ctx, func() error { return api.Delete(ctx, sec.Name, metav1.DeleteOptions{}) })
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete secret %s/%s: %w", s.namespace, sec.Name, err)
+		}
+	}
+	return nil
 }
 
 // backoff spaces the retries of a transient error: about 6s in all.
