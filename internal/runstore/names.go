@@ -26,9 +26,10 @@ const (
 	// run read at that version; the next save clears it.
 	annotationRunVersion = "upshift.dev/run-resource-version"
 
-	// KeyRun holds the UpgradeRun as JSON. legacyKeySources held the
-	// resolved sources, gzip-compressed, in records written before they
-	// moved to chunks of their own (spec.sources).
+	// KeyRun held the whole UpgradeRun as JSON in records of earlier
+	// versions (now spec.json, status.json and stage-NNN.json, see
+	// record.go); legacyKeySources held their resolved sources,
+	// gzip-compressed, before those moved to chunks (spec.sources).
 	KeyRun           = "run.json"
 	legacyKeySources = "sources.json.gz"
 

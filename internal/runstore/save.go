@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,31 +20,34 @@ import (
 // Save creates the run (empty ResourceVersion) or updates it with its
 // ResourceVersion as precondition: if another process saved the run since
 // it was read, Save returns an error wrapping ErrConflict and writes
-// nothing. Sources stored with SaveSources are kept, and saving them does
-// not make the run stale: a run read (or saved) before SaveSources still
-// saves. On success run.ResourceVersion is the new version.
+// nothing. An update sends only the keys that changed since this Store
+// last read or wrote the run at that version (the status and the stages a
+// transition touched); otherwise every key. On success
+// run.ResourceVersion is the new version.
 func (s *Store) Save(ctx context.Context, run *v1alpha1.UpgradeRun) error {
 	if run == nil || run.Name == "" {
 		return errors.New("save run: the run has no name")
 	}
-	body, err := encodeRun(run)
+	keys, err := encodeRun(run)
 	if err != nil {
 		return err
 	}
 	var rv string
 	if run.ResourceVersion == "" {
-		rv, err = s.create(ctx, run, body)
+		rv, err = s.create(ctx, run, keys)
 	} else {
-		rv, err = s.update(ctx, run, body)
+		rv, err = s.update(ctx, run, keys)
 	}
 	if err != nil {
+		s.written.forget(run.Name)
 		return fmt.Errorf("save run %s: %w", run.Name, err)
 	}
+	s.written.remember(run.Name, rv, keys)
 	run.ResourceVersion = rv
 	return nil
 }
 
-func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun, body []byte) (string, error) {
+func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun, keys map[string][]byte) (string, error) {
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        SecretName(run.Name),
@@ -52,7 +56,7 @@ func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun, body []byt
 			Annotations: annotationsFor(run),
 		},
 		Type: SecretType,
-		Data: map[string][]byte{KeyRun: body},
+		Data: keys,
 	}
 	var rv string
 	err := retry(ctx, func(attempt int) error {
@@ -65,7 +69,7 @@ func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun, body []byt
 			// An earlier attempt may have landed and only its answer
 			// was lost: then the stored run is ours.
 			cur, gerr := s.cs.CoreV1().Secrets(s.namespace).Get(ctx, sec.Name, metav1.GetOptions{})
-			if gerr == nil && bytes.Equal(cur.Data[KeyRun], body) {
+			if gerr == nil && holds(cur, keys) {
 				rv = runVersion(cur)
 				return nil
 			}
@@ -84,11 +88,12 @@ func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun, body []byt
 	return rv, err
 }
 
-func (s *Store) update(ctx context.Context, run *v1alpha1.UpgradeRun, body []byte) (string, error) {
+func (s *Store) update(ctx context.Context, run *v1alpha1.UpgradeRun, keys map[string][]byte) (string, error) {
 	precondition := run.ResourceVersion
+	changed := s.written.changed(run.Name, precondition, keys)
 	var rv string
 	err := retry(ctx, func(attempt int) error {
-		out, err := s.patchRun(ctx, run, body, precondition)
+		out, err := s.patchRun(ctx, run, changed, precondition)
 		if err == nil {
 			rv = out.ResourceVersion
 			return nil
@@ -97,13 +102,13 @@ func (s *Store) update(ctx context.Context, run *v1alpha1.UpgradeRun, body []byt
 			return err
 		}
 		// The Secret changed since the run was read. That is no conflict
-		// if only its sources changed, or if an earlier attempt of ours
-		// landed and only its answer was lost.
+		// if an earlier attempt of ours landed and only its answer was
+		// lost, or if only a legacy record's sources changed after it.
 		cur, gerr := s.cs.CoreV1().Secrets(s.namespace).Get(ctx, SecretName(run.Name), metav1.GetOptions{})
 		if gerr != nil {
 			return gerr
 		}
-		if attempt > 1 && bytes.Equal(cur.Data[KeyRun], body) {
+		if attempt > 1 && holds(cur, keys) {
 			rv = runVersion(cur)
 			return nil
 		}
@@ -111,7 +116,8 @@ func (s *Store) update(ctx context.Context, run *v1alpha1.UpgradeRun, body []byt
 			return err
 		}
 		precondition = cur.ResourceVersion
-		out, err = s.patchRun(ctx, run, body, precondition)
+		changed = withLegacyRemoved(keys, cur)
+		out, err = s.patchRun(ctx, run, changed, precondition)
 		if err == nil {
 			rv = out.ResourceVersion
 		}
@@ -126,11 +132,36 @@ func (s *Store) update(ctx context.Context, run *v1alpha1.UpgradeRun, body []byt
 	return rv, err
 }
 
-// patchRun writes run.json, labels and annotations with a JSON merge patch
-// whose resourceVersion makes it conditional. A merge patch leaves the
-// other data keys alone, so the sources are neither lost nor sent again.
-func (s *Store) patchRun(ctx context.Context, run *v1alpha1.UpgradeRun, body []byte, resourceVersion string) (*corev1.Secret, error) {
-	annotations := map[string]any{annotationRunVersion: nil} // run.json is current again
+// holds reports whether sec stores exactly these keys' values.
+func holds(sec *corev1.Secret, keys map[string][]byte) bool {
+	for k, v := range keys {
+		if !bytes.Equal(sec.Data[k], v) {
+			return false
+		}
+	}
+	return true
+}
+
+// withLegacyRemoved is every key, plus the removal of what a record of an
+// earlier version, or a plan with more stages, left in sec.
+func withLegacyRemoved(keys map[string][]byte, sec *corev1.Secret) map[string]any {
+	out := map[string]any{}
+	for k, v := range keys {
+		out[k] = v
+	}
+	for k := range sec.Data {
+		if _, ours := keys[k]; !ours && (k == KeyRun || strings.HasPrefix(k, stagePrefix)) {
+			out[k] = nil
+		}
+	}
+	return out
+}
+
+// patchRun writes the changed keys, labels and annotations with a JSON
+// merge patch whose resourceVersion makes it conditional. A merge patch
+// leaves the other keys alone: the plan is not sent again.
+func (s *Store) patchRun(ctx context.Context, run *v1alpha1.UpgradeRun, changed map[string]any, resourceVersion string) (*corev1.Secret, error) {
+	annotations := map[string]any{annotationRunVersion: nil} // the run is current again
 	for k, v := range annotationsFor(run) {
 		annotations[k] = v
 	}
@@ -140,7 +171,7 @@ func (s *Store) patchRun(ctx context.Context, run *v1alpha1.UpgradeRun, body []b
 			"labels":          labelsFor(run.Name),
 			"annotations":     annotations,
 		},
-		"data": map[string][]byte{KeyRun: body},
+		"data": changed,
 	})
 	if err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ type Store struct {
 	cs        kubernetes.Interface
 	namespace string
 	chunks    *chunks.Store // the runs' sources
+	written   written       // what was last read or written, per run
 }
 
 // New returns a Store that keeps runs in namespace.
@@ -74,7 +75,11 @@ func (s *Store) Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, err
 	if err != nil {
 		return nil, err
 	}
-	return decodeRun(sec, name)
+	run, err := decodeRun(sec, name)
+	if err == nil {
+		s.written.rememberRead(name, sec)
+	}
+	return run, err
 }
 
 // secret reads the run's Secret, retrying transient errors.

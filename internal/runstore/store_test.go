@@ -8,8 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,8 +139,8 @@ func TestSaveGetRoundTrip(t *testing.T) {
 		t.Errorf("annotations %v", sec.Annotations)
 	}
 	var stored v1alpha1.UpgradeRun
-	if err := json.Unmarshal(sec.Data[KeyRun], &stored); err != nil || stored.Name != "demo-1.1.0" || stored.ResourceVersion != "" {
-		t.Errorf("%s: name %q resourceVersion %q (%v)", KeyRun, stored.Name, stored.ResourceVersion, err)
+	if err := json.Unmarshal(sec.Data[keySpec], &stored); err != nil || stored.Name != "demo-1.1.0" || stored.ResourceVersion != "" {
+		t.Errorf("%s: name %q resourceVersion %q (%v)", keySpec, stored.Name, stored.ResourceVersion, err)
 	}
 }
 
@@ -249,8 +252,10 @@ func TestSourcesKeptApartFromTheRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sec.Data) != 1 || len(sec.Data[KeyRun]) == 0 {
-		t.Errorf("the record's Secret holds %d keys, want only %s", len(sec.Data), KeyRun)
+	for k := range sec.Data {
+		if k != keySpec && k != keyStatus && !strings.HasPrefix(k, stagePrefix) {
+			t.Errorf("the record's Secret holds key %s: it keeps the run only", k)
+		}
 	}
 	if len(ref.Secrets) != 1 || ref.Packed == 0 || ref.Packed > 4096 {
 		t.Errorf("sources ref %+v: want one small chunk", ref)
@@ -527,3 +532,81 @@ func testNamespace(t *testing.T) string {
 	}
 	return fmt.Sprintf("runs-%s-%s", strings.Trim(name, "-"), strings.ToLower(rand.Text()[:6]))
 }
+
+// A save after a transition sends the status and the stages that changed,
+// not the plan: the record's writes stay small however big the plan is.
+func TestSaveSendsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	c := testenv.Cluster(t)
+	var mu sync.Mutex
+	var patches []string
+	cfg := c.RESTConfig()
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodPatch && r.GetBody != nil {
+				if b, err := r.GetBody(); err == nil {
+					body, _ := io.ReadAll(b)
+					mu.Lock()
+					patches = append(patches, string(body))
+					mu.Unlock()
+				}
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := New(cs, testNamespace(t))
+	if err := s.EnsureNamespace(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run := newRun("big-plan", "1.0.0", time.Now())
+	// A plan of 40 stages with long messages in its spec.
+	for i := 0; i < 40; i++ {
+		run.Spec.Plan.Stages = append(run.Spec.Plan.Stages, v1alpha1.Stage{Name: fmt.Sprintf("stage-%d", i),
+			Steps: []v1alpha1.Step{{Name: "s", Approval: &v1alpha1.ApprovalStep{Message: strings.Repeat("read the runbook first. ", 20)}}}})
+		run.Status.Stages = append(run.Status.Stages, v1alpha1.StageStatus{Name: fmt.Sprintf("stage-%d", i), Phase: v1alpha1.PhasePending})
+	}
+	if err := s.Save(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		run.Status.Transitions++
+		run.Status.Stages[i].Phase = v1alpha1.PhaseSucceeded
+		if err := s.Save(ctx, run); err != nil {
+			t.Fatalf("save %d: %v", i, err)
+		}
+	}
+	mu.Lock()
+	sent := append([]string(nil), patches...)
+	mu.Unlock()
+	if len(sent) != 3 {
+		t.Fatalf("%d patches, want 3", len(sent))
+	}
+	for i, p := range sent {
+		if strings.Contains(p, keySpec) || len(p) > 2048 || !strings.Contains(p, stageKey(i)) {
+			t.Errorf("save %d sent %d bytes (spec included: %v); want the status and stage %d only", i, len(p), strings.Contains(p, keySpec), i)
+		}
+	}
+	// Read back whole, and a copy read elsewhere saves whole again.
+	got, err := s.Get(ctx, "big-plan")
+	if err != nil || len(got.Status.Stages) != len(run.Status.Stages) || got.Status.Stages[2].Phase != v1alpha1.PhaseSucceeded || got.Status.Transitions != run.Status.Transitions {
+		t.Fatalf("Get after partial saves: %v; %d stages, stage 2 %s, transitions %d (want %d)", err, len(got.Status.Stages), got.Status.Stages[2].Phase, got.Status.Transitions, run.Status.Transitions)
+	}
+	other := New(cs, s.Namespace())
+	got.Status.Message = "from another process"
+	if err := other.Save(ctx, got); err != nil {
+		t.Fatalf("save by another Store: %v", err)
+	}
+	if again, err := s.Get(ctx, "big-plan"); err != nil || again.Status.Message != "from another process" || len(again.Status.Stages) != len(run.Status.Stages) {
+		t.Fatalf("Get after another Store's save: %v", err)
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
