@@ -14,6 +14,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
+	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -244,7 +245,7 @@ func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 		if s.Helm != nil {
 			msg, err := a.helmRollback(ctx, r.Status.Stages[stage].Backup, s)
 			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, lease.ErrFenced) || apiUnavailable(err) {
+				if ctx.Err() != nil || errors.Is(err, lease.ErrFenced) || kube.Unreachable(err) {
 					o, err := a.failed(ctx, err)
 					return nil, nil, o, err
 				}
@@ -292,7 +293,7 @@ func (a *actor) failed(ctx context.Context, err error) (engine.Outcome, error) {
 	if errors.Is(err, lease.ErrFenced) { // a write refused for want of the lease
 		return engine.Outcome{}, fmt.Errorf("%w: %v", ErrLeaseLost, err)
 	}
-	if apiUnavailable(err) {
+	if kube.Unreachable(err) {
 		return engine.Outcome{}, fmt.Errorf("%w: %v", ErrAPIUnavailable, err)
 	}
 	return engine.Outcome{Message: err.Error()}, nil

@@ -1,10 +1,6 @@
 package runner
 
-import (
-	"errors"
-
-	"github.com/upshift-dev/upshift/internal/kube"
-)
+import "errors"
 
 // ErrAPIUnavailable: the API server could not be reached after the
 // executors' own retries. The run stops as saved (nothing is rolled back
@@ -12,7 +8,3 @@ import (
 // it. An API server that answers, even with a refusal or a 5xx, is not
 // unavailable: that fails the step (kube.Unreachable draws the line).
 var ErrAPIUnavailable = errors.New("the API server is unavailable")
-
-// apiUnavailable tells errors that mean the API server could not be
-// reached, as opposed to an answer that refuses.
-func apiUnavailable(err error) bool { return kube.Unreachable(err) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,10 @@ import (
 // schema is one OpenAPI v3 schema of a CRD, as YAML will print it.
 type schema = map[string]any
 
+// errModuleMissing: the k8s.io/kubernetes module could not be had (not in
+// the module cache, and the proxy not asked or not reachable).
+var errModuleMissing = errors.New("the Kubernetes module is not available")
+
 // k8sSchemas are the component schemas of the Kubernetes API that Liqo's
 // CRDs embed (a Deployment's spec, a Pod's, a Service's), read from the
 // OpenAPI documents of the Kubernetes release the local cluster runs.
@@ -24,16 +29,15 @@ type k8sSchemas map[string]schema
 // control plane).
 func loadK8sSchemas() (k8sSchemas, error) {
 	mod := "k8s.io/kubernetes@" + localcluster.KubernetesVersion
-	out, err := exec.Command("go", "mod", "download", "-json", mod).Output()
-	if err != nil {
-		return nil, fmt.Errorf("go mod download %s: %w (the generator reads its OpenAPI documents)", mod, err)
-	}
+	// go mod download -json prints its JSON (with Error) and exits 1
+	// when the module cannot be had: read the JSON either way.
+	out, runErr := exec.Command("go", "mod", "download", "-json", mod).Output()
 	var dl struct{ Dir, Error string }
 	if err := json.Unmarshal(out, &dl); err != nil {
-		return nil, fmt.Errorf("go mod download %s: %w", mod, err)
+		return nil, fmt.Errorf("go mod download %s: %v, %w (the generator reads its OpenAPI documents)", mod, runErr, err)
 	}
 	if dl.Error != "" || dl.Dir == "" {
-		return nil, fmt.Errorf("go mod download %s: %s", mod, dl.Error)
+		return nil, fmt.Errorf("%w: go mod download %s: %s", errModuleMissing, mod, dl.Error)
 	}
 	all := k8sSchemas{}
 	for _, f := range []string{"api__v1_openapi.json", "apis__apps__v1_openapi.json", "apis__discovery.k8s.io__v1_openapi.json"} {

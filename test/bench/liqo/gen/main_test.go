@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,8 +15,15 @@ import (
 func TestCommittedFilesAreGenerated(t *testing.T) {
 	t.Setenv("GOPROXY", "off") // only the module cache: no network in tests
 	files, err := generate()
+	if errors.Is(err, errModuleMissing) {
+		// The generator reads the OpenAPI documents of the control
+		// plane's Kubernetes module; `make test` builds the control plane
+		// first, which puts the module in the cache, and `make unit`
+		// (go test -short) on a fresh machine does not.
+		t.Skipf("skipped: the generator's input is missing, run `make cluster-binaries` first: %v", err)
+	}
 	if err != nil {
-		t.Skipf("the Kubernetes module is not in the module cache (make cluster-binaries puts it there): %v", err)
+		t.Fatalf("generate: %v", err)
 	}
 	root := ".."
 	for _, release := range []string{"v1.0.0", "v1.1.0"} {
