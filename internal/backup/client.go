@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,6 +40,9 @@ type Client struct {
 	mapper    meta.ResettableRESTMapper
 	waiter    *kube.Waiter
 	backoff   wait.Backoff
+	// namespaceSeen: the namespace was found or created once; later
+	// Saves do not ask again.
+	namespaceSeen atomic.Bool
 
 	// AfterChunkWritten, when set, is called after each chunk Secret is
 	// written and before the backup is read back: the test failpoint that

@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -48,18 +49,26 @@ func (c *Client) Save(ctx context.Context, key Key, s *Snapshot) (v1alpha1.Backu
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: %w", key, err)
 	}
 	chunks := split(packed, chunkSize)
+	replaced := false // a chunk of an earlier Save of this key was there
 	for i, chunk := range chunks {
 		sec := c.chunkSecret(key, ref, i, len(chunks), chunk)
-		if err := c.put(ctx, sec); err != nil {
+		existed, err := c.put(ctx, sec)
+		if err != nil {
 			return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: write secret %s/%s: %w", key, c.namespace, sec.Name, err)
 		}
+		replaced = replaced || existed
 		ref.Secrets = append(ref.Secrets, sec.Name)
 		if c.AfterChunkWritten != nil {
 			c.AfterChunkWritten(key, i)
 		}
 	}
-	if _, err := c.Load(ctx, ref); err != nil {
+	if err := c.readBack(ctx, ref, chunks); err != nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: read back: %w", key, err)
+	}
+	// Every Save of a key writes its chunk 0: when none was there, no
+	// earlier Save left chunks to clean up, and the listing is skipped.
+	if !replaced {
+		return ref, nil
 	}
 	if err := c.deleteSecrets(ctx, key.labels(), func(k Key, name string) bool {
 		return k == key && !slices.Contains(ref.Secrets, name)
@@ -93,17 +102,23 @@ func (c *Client) chunkSecret(key Key, ref v1alpha1.BackupRef, index, count int, 
 	}
 }
 
-// put creates the Secret or replaces the one of the same name.
-func (c *Client) put(ctx context.Context, sec *corev1.Secret) error {
+// put creates the Secret or replaces the one of the same name, and says
+// whether there was one. It creates first: a backup's Secrets are new but
+// for a Save repeated after a crash.
+func (c *Client) put(ctx context.Context, sec *corev1.Secret) (existed bool, err error) {
 	api := c.secrets.CoreV1().Secrets(c.namespace)
 	again := func(err error) bool {
 		return apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) || retriable(err)
 	}
-	return c.retryIf(ctx, again, func() error {
+	err = c.retryIf(ctx, again, func() error {
+		_, err := api.Create(ctx, sec, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		existed = true
 		cur, err := api.Get(ctx, sec.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			_, err = api.Create(ctx, sec, metav1.CreateOptions{})
-			return err
+			return apierrors.NewConflict(corev1.Resource("secrets"), sec.Name, err) // deleted meanwhile: create again
 		}
 		if err != nil {
 			return err
@@ -116,11 +131,15 @@ func (c *Client) put(ctx context.Context, sec *corev1.Secret) error {
 		_, err = api.Update(ctx, next, metav1.UpdateOptions{})
 		return err
 	})
+	return existed, err
 }
 
 // ensureNamespace creates the backup namespace when it is missing; a
 // client that may not read namespaces goes on and lets the writes tell.
 func (c *Client) ensureNamespace(ctx context.Context) error {
+	if c.namespaceSeen.Load() {
+		return nil // once per Client: a namespace removed mid-run fails the writes loudly anyway
+	}
 	api := c.secrets.CoreV1().Namespaces()
 	err := c.retry(ctx, func() error {
 		_, err := api.Get(ctx, c.namespace, metav1.GetOptions{})
@@ -137,6 +156,25 @@ func (c *Client) ensureNamespace(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("create namespace %s: %w", c.namespace, err)
+	}
+	c.namespaceSeen.Store(true)
+	return nil
+}
+
+// readBack reads every chunk Secret Save wrote, checks each as Load does
+// (its place in the snapshot, its checksum) and that it holds the bytes
+// written. The bytes were packed from the snapshot whose checksum ref
+// carries, so equal bytes prove the backup loads; unpacking and decoding
+// it again would prove nothing more and cost a stage's time.
+func (c *Client) readBack(ctx context.Context, ref v1alpha1.BackupRef, written [][]byte) error {
+	for i, name := range ref.Secrets {
+		got, err := c.readChunk(ctx, ref, i, name)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, written[i]) {
+			return &CorruptError{Secrets: []string{c.namespace + "/" + name}, Problem: fmt.Sprintf("chunk %d of %d: holds other bytes than were written", i, len(ref.Secrets))}
+		}
 	}
 	return nil
 }

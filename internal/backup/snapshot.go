@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,25 +37,40 @@ func (s *Snapshot) Counts() (objects, absent int) {
 	return objects, absent
 }
 
-// Take GETs every ref, deduplicated and in order. A missing object, or one
-// whose kind is not served (its CRD is yet to come), is an Entry with a nil
-// Object. Transient API errors are retried with backoff; permanent ones
-// (forbidden, …) are returned.
+// takeReads bounds the GETs Take has in flight: a stage of 28 CRDs is
+// read in the time of 4, without flooding the API server.
+const takeReads = 8
+
+// Take GETs every ref, deduplicated, several at a time; the entries keep
+// the refs' order. A missing object, or one whose kind is not served (its
+// CRD is yet to come), is an Entry with a nil Object. Transient API errors
+// are retried with backoff; permanent ones (forbidden, …) are returned.
 func (c *Client) Take(ctx context.Context, refs []step.Ref) (*Snapshot, error) {
-	s := &Snapshot{Entries: []Entry{}}
+	var unique []step.Ref
 	seen := map[step.Ref]bool{}
 	for _, ref := range refs {
-		if seen[ref] {
-			continue
+		if !seen[ref] {
+			seen[ref] = true
+			unique = append(unique, ref)
 		}
-		seen[ref] = true
-		obj, err := c.get(ctx, ref)
-		if err != nil {
-			return nil, fmt.Errorf("get %s: %w", ref, err)
-		}
-		s.Entries = append(s.Entries, Entry{Ref: ref, Object: obj})
 	}
-	return s, nil
+	entries := make([]Entry, len(unique))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(takeReads)
+	for i, ref := range unique {
+		g.Go(func() error {
+			obj, err := c.get(gctx, ref)
+			if err != nil {
+				return fmt.Errorf("get %s: %w", ref, err)
+			}
+			entries[i] = Entry{Ref: ref, Object: obj}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return &Snapshot{Entries: entries}, nil
 }
 
 // get reads ref's object, retrying transient errors; nil when it does not

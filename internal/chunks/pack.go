@@ -21,7 +21,7 @@ const maxUnpacked = 1 << 30
 // Pack gzip-compresses raw.
 func Pack(raw []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
 	if err != nil {
 		return nil, err
 	}

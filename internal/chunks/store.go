@@ -100,7 +100,7 @@ func (s *Store) Write(ctx context.Context, prefix string, labels map[string]stri
 		}
 		ref.Secrets = append(ref.Secrets, sec.Name)
 	}
-	if _, err := s.Read(ctx, ref); err != nil {
+	if err := s.readBack(ctx, ref, pieces); err != nil {
 		return v1alpha1.BlobRef{}, fmt.Errorf("read back: %w", err)
 	}
 	return ref, nil
@@ -157,6 +157,23 @@ func (s *Store) Read(ctx context.Context, ref v1alpha1.BlobRef) ([]byte, error) 
 		return nil, &CorruptError{Problem: fmt.Sprintf("the blob in %s has sha256 %s, its ref says %s", strings.Join(ref.Secrets, ", "), got, ref.SHA256)}
 	}
 	return raw, nil
+}
+
+// readBack reads every chunk Secret Write wrote, checks each as Read does
+// and that it holds the bytes written: packed from the blob whose digest
+// the ref carries, so equal bytes prove the blob reads back whole without
+// decompressing it again.
+func (s *Store) readBack(ctx context.Context, ref v1alpha1.BlobRef, written [][]byte) error {
+	for i, name := range ref.Secrets {
+		got, err := s.readChunk(ctx, ref, i, name)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, written[i]) {
+			return &CorruptError{Secret: s.namespace + "/" + name, Problem: fmt.Sprintf("chunk %d of %d holds other bytes than were written", i, len(ref.Secrets))}
+		}
+	}
+	return nil
 }
 
 func (s *Store) readChunk(ctx context.Context, ref v1alpha1.BlobRef, index int, name string) ([]byte, error) {

@@ -52,14 +52,18 @@ type landed struct {
 	err error
 }
 
-// Drive moves the run until it is Done or an error stops it. The run is
-// saved after every transition. Actions run one at a time, except the
-// steps of a graph stage, which run side by side as their dependencies
-// allow; the run itself is only touched here, on one goroutine, and each
-// action gets a copy to read.
+// Drive moves the run until it is Done or an error stops it. Every
+// transition is saved before anything that follows it happens: an action
+// starts only once its Begin is saved, and a finished action's outcome is
+// saved with the Begin of the action it lets start (one write for both,
+// since nothing touches the cluster between them), or alone when nothing
+// starts. Actions run one at a time, except the steps of a graph stage,
+// which run side by side as their dependencies allow; the run itself is
+// only touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 	inflight := map[Action]context.CancelCauseFunc{}
 	results := make(chan landed)
+	rec := &recorder{observing: d.Observe != nil}
 	var stopped error // set: no new actions; wait for the flight to land
 	stopAll := func(cause error) {
 		if stopped == nil {
@@ -70,10 +74,23 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		}
 	}
 	for {
+		var begun []begunAction
 		if stopped == nil {
-			if err := d.launch(ctx, r, inflight, results); err != nil {
+			var err error
+			if begun, err = d.begin(ctx, r, inflight, rec); err != nil {
 				stopAll(err)
 			}
+		}
+		if err := d.flush(ctx, r, rec); err != nil {
+			for _, b := range begun { // never started: nothing to wait for
+				b.cancel(err)
+				delete(inflight, b.a)
+			}
+			begun = nil
+			stopAll(err)
+		}
+		for _, b := range begun {
+			d.start(r, b, results)
 		}
 		if len(inflight) == 0 {
 			if stopped != nil {
@@ -91,12 +108,7 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		delete(inflight, l.a)
 		switch {
 		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
-			Cancel(r, l.a, d.Now())
-			if err := d.Saver.Save(ctx, r); err != nil {
-				stopAll(err)
-				continue
-			}
-			d.observe(Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}, Run: r})
+			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
 			continue
 		case l.err != nil:
 			stopAll(l.err)
@@ -104,12 +116,7 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		case stopped != nil:
 			continue // draining after an error: record nothing more
 		}
-		Complete(r, l.a, l.o, d.Now())
-		if err := d.Saver.Save(ctx, r); err != nil {
-			stopAll(err)
-			continue
-		}
-		d.observe(Event{Action: l.a, Outcome: l.o, Run: r})
+		rec.record(r, func() { Complete(r, l.a, l.o, d.Now()) }, Event{Action: l.a, Outcome: l.o})
 		if r.Status.Phase != v1alpha1.RunRunning {
 			// The stage failed: stop its other steps before the rollback.
 			for _, cancel := range inflight {
@@ -119,35 +126,81 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 	}
 }
 
-// launch begins every action that may start now and is not in flight.
-func (d *Driver) launch(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map[Action]context.CancelCauseFunc, results chan<- landed) error {
+// begunAction is an action whose Begin is recorded, to start once saved.
+type begunAction struct {
+	a      Action
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// begin records the Begin of every action that may start now and is not
+// in flight; none of them starts until the caller has saved the run.
+func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map[Action]context.CancelCauseFunc, rec *recorder) ([]begunAction, error) {
+	var begun []begunAction
 	for _, a := range NextActions(r) {
 		if a.Kind == Done {
-			return nil
+			return begun, nil
 		}
 		if _, busy := inflight[a]; busy {
 			continue
 		}
 		if len(inflight) > 0 && (a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning) {
-			return nil // only a graph stage's steps run side by side
+			return begun, nil // only a graph stage's steps run side by side
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return begun, err
 		}
-		Begin(r, a, d.Now())
-		if err := d.Saver.Save(ctx, r); err != nil {
-			return err
-		}
-		d.observe(Event{Action: a, Begin: true, Run: r})
+		rec.record(r, func() { Begin(r, a, d.Now()) }, Event{Action: a, Begin: true})
 		actx, cancel := context.WithCancelCause(ctx)
 		inflight[a] = cancel
-		view := snapshot(r)
-		go func() {
-			o, err := d.Actor.Act(actx, view, a)
-			results <- landed{a: a, o: o, err: err}
-		}()
+		begun = append(begun, begunAction{a: a, ctx: actx, cancel: cancel})
+	}
+	return begun, nil
+}
+
+// start runs a begun action on its own goroutine with a copy of the run.
+func (d *Driver) start(r *v1alpha1.UpgradeRun, b begunAction, results chan<- landed) {
+	view := snapshot(r)
+	go func() {
+		o, err := d.Actor.Act(b.ctx, view, b.a)
+		results <- landed{a: b.a, o: o, err: err}
+	}()
+}
+
+// flush saves the transitions recorded since the last save, if any, then
+// tells the observer about each. Nothing recorded is told before it is
+// saved.
+func (d *Driver) flush(ctx context.Context, r *v1alpha1.UpgradeRun, rec *recorder) error {
+	if len(rec.events) == 0 {
+		return nil
+	}
+	events := rec.events
+	rec.events = nil
+	if err := d.Saver.Save(ctx, r); err != nil {
+		return err
+	}
+	for _, e := range events {
+		d.observe(e)
 	}
 	return nil
+}
+
+// recorder holds the transitions made since the last save, as the events
+// to tell once it is done. Each event shows the run as that transition
+// left it: when another transition follows before the save, the earlier
+// event gets a copy.
+type recorder struct {
+	observing bool
+	events    []Event
+}
+
+func (c *recorder) record(r *v1alpha1.UpgradeRun, transition func(), e Event) {
+	if n := len(c.events); c.observing && n > 0 && c.events[n-1].Run == r {
+		c.events[n-1].Run = snapshot(r)
+	}
+	transition()
+	e.Run = r
+	c.events = append(c.events, e)
 }
 
 // snapshot copies the run for an action to read while the driver goes on

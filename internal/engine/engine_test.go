@@ -209,7 +209,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	err := s.driveWith(r, fails, slow, waits, killAt, loseAt, lines)
 	switch {
 	case errors.Is(err, errKilled):
-		fmt.Fprintf(&out, "killed after transition %d\n", killAt)
+		fmt.Fprintf(&out, "killed after saving transitions up to %d\n", s.load(t).Status.Transitions)
 	case err != nil:
 		fmt.Fprintf(&out, "stopped: %v\n", err)
 	default:
@@ -268,7 +268,10 @@ func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[stri
 			return err
 		}
 		s.saved = b
-		if r.Status.Transitions == killAt {
+		// Kill at the first save that holds transition killAt: a
+		// transition is saved together with the ones that follow it
+		// before any IO.
+		if killAt > 0 && r.Status.Transitions >= killAt {
 			return errKilled
 		}
 		return nil

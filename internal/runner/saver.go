@@ -98,14 +98,16 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	return nil
 }
 
-// failpoint SIGKILLs the process right after the transition named by
-// KillAfterTransitionEnv was saved. Every save of a transition calls it.
+// failpoint SIGKILLs the process right after the save that holds the
+// transition named by KillAfterTransitionEnv (the engine saves a
+// transition together with those that follow it before any IO, so that
+// save may hold a later one too). Every save of a transition calls it.
 func failpoint(r *v1alpha1.UpgradeRun) {
 	v := os.Getenv(KillAfterTransitionEnv)
 	if v == "" {
 		return
 	}
-	if n, err := strconv.Atoi(v); err == nil && r.Status.Transitions == n {
+	if n, err := strconv.Atoi(v); err == nil && r.Status.Transitions >= n {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}
