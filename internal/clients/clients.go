@@ -59,3 +59,13 @@ func New(cfg *rest.Config) (*Set, error) {
 		Applier:   kube.NewApplier(dyn, mapper),
 	}, nil
 }
+
+// WithCache returns a copy of the set whose Waiter shares one informer
+// cache among its waits (kube.Cache), and the func that stops the cache:
+// a run's set, closed when the run stops.
+func (s *Set) WithCache() (*Set, func()) {
+	c := kube.NewCache(s.Dynamic)
+	cp := *s
+	cp.Waiter = s.Waiter.WithCache(c)
+	return &cp, c.Close
+}

@@ -13,7 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -34,6 +36,12 @@ type session struct {
 
 	objects *informer            // nil until the kind resolves
 	related map[string]*relWatch // by namespace and selector
+	joined  []*sharedInformer    // the Cache's informers it listens to
+
+	// fence, when the objects come from the shared Cache, is how recent
+	// they must be before they are judged; met once they were.
+	fence    *fence
+	fenceMet bool
 
 	mu       sync.Mutex
 	fatal    error // a permanent API error: ends the wait
@@ -108,7 +116,13 @@ func (s *session) check() (h Health, done bool, err error) {
 	if !s.objects.HasSynced() {
 		return s.unknown("waiting for the first list"), false, nil
 	}
-	objs := s.objects.objects()
+	objs := s.targetObjects()
+	if s.fence != nil && !s.fenceMet {
+		if !s.fence.fresh(objs, s.objects.LastSyncResourceVersion()) {
+			return s.unknown("waiting for the watch to catch up"), false, nil
+		}
+		s.fenceMet = true
+	}
 	if len(objs) == 0 {
 		if s.t.selector == nil {
 			return Health{Status: status.NotFoundStatus, Message: s.t.desc + ": not found" + s.apiErrSuffix()}, false, nil
@@ -196,12 +210,59 @@ func (s *session) resolve() (Health, bool, error) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", s.t.name).String()
 		}
 	}
+	if s.w.cache != nil && ns != "" {
+		return s.resolveShared(m.Resource, ns, tweak)
+	}
 	inf, err := s.start(m.Resource, ns, tweak, nil)
 	if err != nil {
 		return Health{}, true, err
 	}
 	s.objects = inf
 	return s.unknown("waiting for the first list"), false, nil
+}
+
+// resolveShared reads the objects from the run's Cache, fenced on the
+// write the wait follows or, without one, on a consistent list of the
+// wait's objects (one request, where an informer of its own would cost a
+// list and a watch).
+func (s *session) resolveShared(gvr schema.GroupVersionResource, ns string, tweak func(*metav1.ListOptions)) (Health, bool, error) {
+	if s.t.written != nil {
+		s.fence = fenceOfObject(s.t.written)
+	} else {
+		var o metav1.ListOptions
+		tweak(&o)
+		l, err := s.w.dyn.Resource(gvr).Namespace(ns).List(s.ctx, o)
+		switch {
+		case err != nil && isPermanent(err):
+			return Health{}, true, fmt.Errorf("list %s for %s: %w", gvr.Resource, s.t.desc, err)
+		case err != nil:
+			s.apiError(gvr.Resource, err)
+			return s.unknown("list: " + err.Error()), false, nil
+		}
+		s.fence = fenceOfList(l)
+	}
+	inf, err := s.w.cache.join(s, gvr, ns, "", nil)
+	if err != nil {
+		return Health{}, true, err
+	}
+	s.objects = inf
+	return s.unknown("waiting for the first list"), false, nil
+}
+
+// targetObjects are the informer's objects the wait is about, sorted: a
+// shared informer holds the whole namespace.
+func (s *session) targetObjects() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, u := range s.objects.objects() {
+		if s.t.selector != nil && !s.t.selector.Matches(labels.Set(u.GetLabels())) {
+			continue
+		}
+		if s.t.selector == nil && u.GetName() != s.t.name {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // relatedFor returns the pods (and ReplicaSets) a workload's verdict needs,
@@ -230,23 +291,47 @@ func (s *session) relatedFor(u *unstructured.Unstructured) (rel Related, synced 
 	if rw == nil {
 		tweak := func(o *metav1.ListOptions) { o.LabelSelector = sel.String() }
 		rw = &relWatch{}
-		if rw.pods, err = s.start(podsResource, u.GetNamespace(), tweak, typed[corev1.Pod](s.decodeError)); err != nil {
+		if rw.pods, err = s.relatedInformer(podsResource, u.GetNamespace(), "Pod", tweak, typed[corev1.Pod]); err != nil {
 			return Related{}, false, err
 		}
 		if withRS {
-			if rw.replicaSets, err = s.start(replicaSetsResource, u.GetNamespace(), tweak, typed[appsv1.ReplicaSet](s.decodeError)); err != nil {
+			if rw.replicaSets, err = s.relatedInformer(replicaSetsResource, u.GetNamespace(), "ReplicaSet", tweak, typed[appsv1.ReplicaSet]); err != nil {
 				return Related{}, false, err
 			}
 		}
 		s.related[key] = rw
 	}
 	synced = rw.pods.HasSynced()
-	rel.Pods = items[corev1.Pod](rw.pods)
+	rel.Pods = matching(items[corev1.Pod](rw.pods), sel, func(p corev1.Pod) map[string]string { return p.Labels })
 	if rw.replicaSets != nil {
 		synced = synced && rw.replicaSets.HasSynced()
-		rel.ReplicaSets = items[appsv1.ReplicaSet](rw.replicaSets)
+		rel.ReplicaSets = matching(items[appsv1.ReplicaSet](rw.replicaSets), sel, func(r appsv1.ReplicaSet) map[string]string { return r.Labels })
 	}
 	return rel, synced, nil
+}
+
+// relatedInformer is the run's shared informer of the namespace's pods or
+// ReplicaSets when there is a Cache, else one of the wait's own that lists
+// only the workload's.
+func (s *session) relatedInformer(gvr schema.GroupVersionResource, ns, kind string, tweak func(*metav1.ListOptions), typedAs func(func(error)) cache.TransformFunc) (*informer, error) {
+	if s.w.cache != nil && ns != "" {
+		return s.w.cache.join(s, gvr, ns, kind, typedAs(func(err error) {
+			s.w.cache.reportDecodeError(gvr, ns, kind, err)
+		}))
+	}
+	return s.start(gvr, ns, tweak, typedAs(s.decodeError))
+}
+
+// matching keeps the items whose labels the selector matches: a shared
+// informer holds the whole namespace's.
+func matching[T any](all []T, sel labels.Selector, labelsOf func(T) map[string]string) []T {
+	var out []T
+	for _, t := range all {
+		if sel.Matches(labels.Set(labelsOf(t))) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // sortObjects orders objects by namespace and name, so messages are stable.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -24,6 +25,9 @@ const DefaultPoll = 2 * time.Second
 type Waiter struct {
 	dyn    dynamic.Interface
 	mapper meta.RESTMapper
+	// cache, when set, holds the informers of namespaced objects that
+	// the waits share (WithCache).
+	cache *Cache
 	// Poll is the fallback re-evaluation interval; events usually come
 	// first. The informers re-list by themselves after watch errors, so
 	// the caches heal; the poll covers a missed wake-up and messages that
@@ -50,6 +54,21 @@ func NewWaiterForConfig(cfg *rest.Config) (*Waiter, error) {
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	return NewWaiter(dyn, mapper), nil
+}
+
+// WithCache returns a Waiter like w whose waits on namespaced objects read
+// c's shared informers instead of starting their own.
+func (w *Waiter) WithCache(c *Cache) *Waiter {
+	cp := *w
+	cp.cache = c
+	return &cp
+}
+
+// WaitWritten is WaitCurrent for an object as the API server answered
+// this process's write of it: the wait judges no older version of it.
+func (w *Waiter) WaitWritten(ctx context.Context, written *unstructured.Unstructured, timeout time.Duration) (Health, error) {
+	ref := RefOf(written)
+	return w.wait(ctx, target{desc: ref.String(), gvk: ref.GroupVersionKind(), namespace: ref.Namespace, name: ref.Name, written: written}, timeout)
 }
 
 // WaitCurrent waits until the object is Current and returns its Health.
@@ -96,6 +115,9 @@ type target struct {
 	namespace string
 	name      string          // set for one object
 	selector  labels.Selector // set for a selector
+	// written is the object as this process's write left it, if the
+	// wait follows one.
+	written *unstructured.Unstructured
 }
 
 // errDeadline marks the wait's own timeout, as opposed to the caller's
@@ -116,6 +138,7 @@ func (w *Waiter) wait(ctx context.Context, t target, timeout time.Duration) (Hea
 		poll = DefaultPoll
 	}
 	s := newSession(ctx, w, t)
+	defer s.leave()
 	retry := 250 * time.Millisecond
 	timer := time.NewTimer(0)
 	defer timer.Stop()

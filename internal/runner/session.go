@@ -263,9 +263,12 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	go s.watchAbort(actCtx, run.Name, func() { cancel(ErrAborted) })
 
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
+	// The run's waits share one informer cache, stopped with the run.
+	deps, closeCache := s.deps.WithCache()
+	defer closeCache()
 	drv := &engine.Driver{
 		Actor: &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
-			plan: p, deps: s.deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
+			plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
 		Saver:   saver,
 		Now:     time.Now,
 		Observe: s.opts.Observe,

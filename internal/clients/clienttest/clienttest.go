@@ -27,7 +27,8 @@ type Env struct {
 }
 
 // New connects to the package's cluster (skipping under -short) and creates
-// a namespace named after the test.
+// a namespace named after the test. Its clients are a run's: the waits
+// share one informer cache, closed after the test.
 func New(t *testing.T) *Env {
 	t.Helper()
 	c := testenv.Cluster(t)
@@ -35,6 +36,9 @@ func New(t *testing.T) *Env {
 	if err != nil {
 		t.Fatalf("clients.New: %v", err)
 	}
+	// As a run has them: the waits share one informer cache.
+	d, closeCache := d.WithCache()
+	t.Cleanup(closeCache)
 	e := &Env{Set: d}
 	e.NS = e.Namespace(t)
 	return e

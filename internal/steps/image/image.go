@@ -98,7 +98,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	if err != nil {
 		return b.Verdict(fmt.Errorf("set images: %w", err))
 	}
-	if _, err := e.waiter.WaitCurrent(ctx, e.ref, b.Left()); err != nil {
+	if _, err := e.waiter.WaitWritten(ctx, applied, b.Left()); err != nil {
 		return b.Verdict(err)
 	}
 	// A rollout can be Current while the old ReplicaSet's last pods are

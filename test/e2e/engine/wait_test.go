@@ -140,8 +140,9 @@ func TestApproveOnlyTheWaitingStep(t *testing.T) {
 	w.installPlatform()
 	plan := w.twoApprovalsPlan()
 
-	// The run stands in its first stage (killed after the config step).
-	w.upshift([]string{runner.KillAfterTransitionEnv + "=5"}, append([]string{"apply", "-f", plan}, fastLease...)...)
+	// The run stands in its first stage (killed once the config step
+	// began: the next save already holds the next stage's backup).
+	w.upshift([]string{runner.KillAfterTransitionEnv + "=3"}, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if st := w.run("shop-2.0.0").Status.Stages[1].Phase; st != v1alpha1.PhasePending {
 		t.Fatalf("stage hold-1 is %s, want Pending", st)
 	}

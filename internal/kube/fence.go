@@ -1,0 +1,88 @@
+package kube
+
+import (
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// fence is how recent a shared informer's objects must be before a wait
+// may judge them: at least what a consistent list showed when the wait
+// began, or the answer to the write the wait follows. Without it, a gate
+// that starts a few milliseconds after a step's write could judge the
+// object as it was before the write (its old generation, fully rolled
+// out, looks Current).
+//
+// Resource versions are compared as numbers, as the API server's own
+// watch cache does with those etcd gives; one that does not parse lifts
+// the fence (the informer's objects are then judged as they come, as a
+// wait without a shared cache would).
+type fence struct {
+	seen   map[string]uint64 // the version each object had, by name
+	listRV uint64            // the list's own version; 0 for a write's answer
+}
+
+// fenceOfList fences on a consistent list of the wait's objects.
+func fenceOfList(l *unstructured.UnstructuredList) *fence {
+	f := &fence{seen: map[string]uint64{}}
+	var ok bool
+	if f.listRV, ok = parseRV(l.GetResourceVersion()); !ok {
+		return nil
+	}
+	for i := range l.Items {
+		rv, ok := parseRV(l.Items[i].GetResourceVersion())
+		if !ok {
+			return nil
+		}
+		f.seen[l.Items[i].GetName()] = rv
+	}
+	return f
+}
+
+// fenceOfObject fences on an object as a write answered it.
+func fenceOfObject(u *unstructured.Unstructured) *fence {
+	rv, ok := parseRV(u.GetResourceVersion())
+	if !ok {
+		return nil
+	}
+	return &fence{seen: map[string]uint64{u.GetName(): rv}}
+}
+
+// fresh tells whether the informer's objects of the wait (objs) and its
+// last seen version (lastSync) are at least as recent as the fence. Once
+// fresh, an informer stays so: its versions only grow.
+func (f *fence) fresh(objs []*unstructured.Unstructured, lastSync string) bool {
+	cached := map[string]bool{}
+	for _, o := range objs {
+		rv, ok := parseRV(o.GetResourceVersion())
+		if !ok {
+			return true
+		}
+		cached[o.GetName()] = true
+		want, listed := f.seen[o.GetName()]
+		switch {
+		case listed && rv < want:
+			return false // an older version than the list or the write showed
+		case !listed && f.listRV > 0 && rv <= f.listRV:
+			return false // gone before the list: its deletion is yet to arrive
+		}
+	}
+	for name, want := range f.seen {
+		if cached[name] {
+			continue
+		}
+		last, ok := parseRV(lastSync)
+		if !ok {
+			return true
+		}
+		if last <= want {
+			return false // not arrived yet (or deleted since, and that not yet seen)
+		}
+	}
+	return true
+}
+
+func parseRV(rv string) (uint64, bool) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return n, err == nil
+}
