@@ -53,11 +53,12 @@ type landed struct {
 }
 
 // Drive moves the run until it is Done or an error stops it. Every
-// transition is saved before anything that follows it happens: an action
-// starts only once its Begin is saved, and a finished action's outcome is
-// saved with the Begin of the action it lets start (one write for both,
-// since nothing touches the cluster between them), or alone when nothing
-// starts. Actions run one at a time, except the steps of a graph stage,
+// transition is saved before anything that follows it changes the
+// platform: a step or a restore starts only once its Begin is saved (a
+// backup or a gate, which change nothing, while it is saved), and a
+// finished action's outcome is saved with the Begin of the action it lets
+// start (one write for both, since nothing touches the cluster between
+// them), or alone when nothing starts. Actions run one at a time, except the steps of a graph stage,
 // which run side by side as their dependencies allow; the run itself is
 // only touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
@@ -81,16 +82,29 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 				stopAll(err)
 			}
 		}
+		// A backup or a gate changes nothing of the platform: it starts
+		// while its Begin is being saved. A crash before that save lands
+		// resumes from the save before, as a crash a moment earlier would.
+		early := readOnly(begun)
+		if early {
+			for _, b := range begun {
+				d.start(r, b, results)
+			}
+		}
 		if err := d.flush(ctx, r, rec); err != nil {
-			for _, b := range begun { // never started: nothing to wait for
-				b.cancel(err)
-				delete(inflight, b.a)
+			if !early {
+				for _, b := range begun { // never started: nothing to wait for
+					b.cancel(err)
+					delete(inflight, b.a)
+				}
 			}
 			begun = nil
 			stopAll(err)
 		}
-		for _, b := range begun {
-			d.start(r, b, results)
+		if !early {
+			for _, b := range begun {
+				d.start(r, b, results)
+			}
 		}
 		if len(inflight) == 0 {
 			if stopped != nil {
@@ -156,6 +170,16 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 		begun = append(begun, begunAction{a: a, ctx: actx, cancel: cancel})
 	}
 	return begun, nil
+}
+
+// readOnly tells whether every begun action leaves the platform as it is.
+func readOnly(begun []begunAction) bool {
+	for _, b := range begun {
+		if b.a.Kind != Backup && b.a.Kind != CheckGate {
+			return false
+		}
+	}
+	return len(begun) > 0
 }
 
 // start runs a begun action on its own goroutine with a copy of the run.

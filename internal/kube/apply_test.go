@@ -242,6 +242,27 @@ spec:
 	if got.GetUID() == "" {
 		t.Errorf("applied custom resource has no uid: %v", got)
 	}
+
+	// An update of the established CRD answers established: the crds
+	// step waits for nothing. A names change is not, until accepted.
+	crd.SetLabels(map[string]string{"release": "2"})
+	updated, err := e.a.Apply(ctx, crd)
+	if err != nil {
+		t.Fatalf("Apply the CRD again: %v", err)
+	}
+	if !CRDEstablished(updated) {
+		t.Errorf("the answer to an update of an established CRD is not established: %v", updated.Object["status"])
+	}
+	if err := unstructured.SetNestedStringSlice(crd.Object, []string{"wd"}, "spec", "names", "shortNames"); err != nil {
+		t.Fatal(err)
+	}
+	renamed, err := e.a.Apply(ctx, crd)
+	if err != nil {
+		t.Fatalf("Apply the CRD with a short name: %v", err)
+	}
+	if CRDEstablished(renamed) {
+		t.Errorf("the answer to a names change is established before the names were accepted: %v", renamed.Object["status"])
+	}
 }
 
 func TestRefOf(t *testing.T) {
