@@ -49,6 +49,7 @@ type measured struct {
 	limit     time.Duration // the rollouts' own critical path
 	reactions []time.Duration
 	requests  int
+	asked     asked
 	written   written
 }
 
@@ -154,6 +155,7 @@ func runOnce(t *testing.T, root, bin string, sc scenario, tool string, i int) me
 		timedEvents = append(timedEvents, evs...)
 	}
 	m.written = weigh(timedEvents, "upshift-run-"+sc.plan)
+	m.asked = count(timedEvents)
 	rs := rollouts(events, whole)
 	m.limit = busy(rs)
 	m.reactions = reactions(events, whole, rs)
@@ -243,6 +245,8 @@ func report(t *testing.T, sc scenario, ups, scr []measured) {
 		percentile(rx, 0.5).Round(time.Millisecond), percentile(rx, 0.99).Round(time.Millisecond), len(rx))
 	fmt.Fprintf(&b, "\nbytes written by what, Upshift's median run:\n%s", medianRun(ups, bytesOf).written.breakdown())
 	fmt.Fprintf(&b, "bytes written by what, the script's median run:\n%s", medianRun(scr, bytesOf).written.breakdown())
+	fmt.Fprintf(&b, "\nrequests by verb and resource, Upshift's median run:\n%s", medianRun(ups, requests).asked.breakdown())
+	fmt.Fprintf(&b, "requests by verb and resource, the script's median run:\n%s", medianRun(scr, requests).asked.breakdown())
 	t.Log(b.String())
 }
 
