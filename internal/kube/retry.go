@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 // calls, or sooner when the next step would pass b.Cap. Spent, or stopped
 // by again, Retry returns the last error as it is, so a caller can still
 // tell NotFound or Conflict. When ctx ends while Retry waits, the error
-// matches both context.Cause(ctx) and ctx.Err() and names the last error.
+// matches both context.Cause(ctx) and ctx.Err() and names the last error,
+// unless the last error is already ctx's own (again retried it).
 func Retry(ctx context.Context, b wait.Backoff, again func(error) bool, call func(attempt int) error) error {
 	for attempt := 1; ; attempt++ {
 		err := call(attempt)
@@ -30,6 +32,9 @@ func Retry(ctx context.Context, b wait.Backoff, again func(error) bool, call fun
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(err, ctx.Err()) { // the call already says ctx ended
+				return err
+			}
 			return &cutOff{cause: context.Cause(ctx), ctxErr: ctx.Err(), last: err}
 		case <-time.After(pause):
 		}

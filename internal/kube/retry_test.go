@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,21 @@ func TestRetryCutOff(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "last error: blip") || !strings.HasPrefix(err.Error(), "lease lost") {
 		t.Fatalf("Retry = %q, want the cause and the last error", err)
+	}
+}
+
+// TestRetryCutOffByItsOwnError: a caller that retries ctx errors (the
+// Applier) gets the call's own error back when it already says ctx ended.
+func TestRetryCutOffByItsOwnError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	slow := wait.Backoff{Duration: time.Hour, Steps: 5}
+	var last error
+	err := Retry(ctx, slow, func(error) bool { return true }, func(int) error {
+		cancel()
+		last = fmt.Errorf("get: %w", ctx.Err())
+		return last
+	})
+	if err != last {
+		t.Fatalf("Retry = %v, want the call's own error %v", err, last)
 	}
 }
