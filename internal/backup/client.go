@@ -26,8 +26,8 @@ import (
 // FieldManager names Upshift's restore writes in managedFields.
 const FieldManager = kube.RestoreFieldManager
 
-// apiBackoff spaces the retries of a transient API error: about 12s in all,
-// enough for an API server blip.
+// apiBackoff spaces the retries of a transient API error. kube.Retry ends
+// it where the next step would pass Cap: five tries, about 3s in all.
 var apiBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 7, Cap: 5 * time.Second}
 
 // Client takes, saves, loads and restores backups. It is safe for
@@ -127,32 +127,14 @@ type permanent struct{ error }
 func (p permanent) Unwrap() error { return p.error }
 
 // retry runs call until it succeeds, returns an error no retry can cure
-// (see retriable), the backoff is spent or ctx ends; it returns the last
-// error, so a caller can still tell NotFound or Conflict.
+// (see retriable), the backoff is spent or ctx ends (see kube.Retry); it
+// returns the last error, so a caller can still tell NotFound or Conflict.
 func (c *Client) retry(ctx context.Context, call func() error) error {
 	return c.retryIf(ctx, retriable, call)
 }
 
 func (c *Client) retryIf(ctx context.Context, again func(error) bool, call func() error) error {
-	var last error
-	final := false // the call's own answer ended the loop
-	err := wait.ExponentialBackoffWithContext(ctx, c.backoff, func(context.Context) (bool, error) {
-		last = call()
-		if last == nil || !again(last) {
-			final = true
-			return true, nil
-		}
-		return false, nil
-	})
-	switch {
-	case final:
-		return last
-	case err == nil || last == nil:
-		return err
-	case ctx.Err() != nil:
-		return fmt.Errorf("%w (last error: %v)", context.Cause(ctx), last)
-	}
-	return last // the backoff is spent
+	return kube.Retry(ctx, c.backoff, again, func(int) error { return call() })
 }
 
 // retriable tells errors worth another try. NotFound, AlreadyExists and

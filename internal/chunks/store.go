@@ -224,24 +224,15 @@ func (s *Store) DeleteAll(ctx context.Context, selector string) error {
 	return nil
 }
 
-// backoff spaces the retries of a transient error: about 6s in all.
+// backoff spaces the retries of a transient error. kube.Retry ends it
+// where the next step would pass Cap: four tries, about 1.4s in all.
 var backoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 6, Cap: 3 * time.Second}
 
 // retry runs call until it succeeds, fails for good, the backoff is spent
-// or ctx ends. A conflict is retried: create uses it to say "try again".
+// or ctx ends (see kube.Retry). A conflict is retried: create uses it to
+// say "try again".
 func retry(ctx context.Context, call func() error) error {
-	b := backoff
-	for attempt := 1; ; attempt++ {
-		err := call()
-		if err == nil || !again(err) || attempt >= b.Steps {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
-		case <-time.After(b.Step()):
-		}
-	}
+	return kube.Retry(ctx, backoff, again, func(int) error { return call() })
 }
 
 func again(err error) bool {

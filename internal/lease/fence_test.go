@@ -12,33 +12,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
 )
-
-// grantUser lets user hold the lease and write ConfigMaps in f's namespace.
-func grantUser(t *testing.T, f fixture, user string) {
-	t.Helper()
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "writer", Namespace: f.ns},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
-		},
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "writer", Namespace: f.ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "writer"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
-	}
-	if _, err := f.cs.RbacV1().Roles(f.ns).Create(f.ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.cs.RbacV1().RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // writeStream writes a ConfigMap over and over with a context of its own,
 // as Helm's kube client does (it goes on after our context ended), until
@@ -87,15 +63,8 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	user := "fenced-writer-" + f.ns
-	grantUser(t, f, user)
-	rc, err := f.c.UserRESTConfig(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaseClient, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grant(t, f, "writer", user, holdLease, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "update", "patch", "delete"}})
+	rc, leaseClient := userClient(t, f, user)
 	fence := NewFence()
 	guarded, err := kubernetes.NewForConfig(fence.Guard(rc))
 	if err != nil {
@@ -117,19 +86,7 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 		}
 	}
 
-	mallory := Identity{User: "mallory", Host: "elsewhere", PID: 7, Run: "other"}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		l, err := f.cs.CoordinationV1().Leases(f.ns).Get(f.ctx, DefaultName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		stealLease(l, holderIdentity(mallory, "00"), 30)
-		_, err = f.cs.CoordinationV1().Leases(f.ns).Update(f.ctx, l, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	takeOver(t, f, Identity{User: "mallory", Host: "elsewhere", PID: 7, Run: "other"})
 	select {
 	case <-h.Lost():
 	case <-time.After(testDuration):

@@ -13,6 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
@@ -45,6 +46,59 @@ func setup(t *testing.T) fixture {
 
 func (f fixture) config(id Identity) Config {
 	return Config{Namespace: f.ns, Duration: testDuration, RenewEvery: testRenew, Identity: id}
+}
+
+// userClient is a clientset, and its config, that authenticates as user.
+func userClient(t *testing.T, f fixture, user string) (*rest.Config, kubernetes.Interface) {
+	t.Helper()
+	rc, err := f.c.UserRESTConfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc, cs
+}
+
+// grant gives user rules in f's namespace through a Role and a RoleBinding
+// both called name; deleting the binding revokes them.
+func grant(t *testing.T, f fixture, name, user string, rules ...rbacv1.PolicyRule) {
+	t.Helper()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns}, Rules: rules}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
+	}
+	if _, err := f.cs.RbacV1().Roles(f.ns).Create(f.ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.cs.RbacV1().RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// holdLease lets a user hold the lease.
+var holdLease = rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}}
+
+// takeOver writes id into f's Lease as another process would, retrying
+// while the current holder's renewals conflict with the write.
+func takeOver(t *testing.T, f fixture, id Identity) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		l, err := f.cs.CoordinationV1().Leases(f.ns).Get(f.ctx, DefaultName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		stealLease(l, holderIdentity(id, "00"), 30)
+		_, err = f.cs.CoordinationV1().Leases(f.ns).Update(f.ctx, l, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func alice() Identity { return Identity{User: "alice", Host: "host-1", PID: 1111, Run: "demo-1.1.0"} }
@@ -179,29 +233,8 @@ func TestLostWhenCredentialsRevoked(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	user := "lease-holder-" + f.ns
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "lease", Namespace: f.ns},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}}},
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "lease", Namespace: f.ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "lease"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
-	}
-	if _, err := f.cs.RbacV1().Roles(f.ns).Create(f.ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.cs.RbacV1().RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := f.c.UserRESTConfig(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ucs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grant(t, f, "lease", user, holdLease)
+	_, ucs := userClient(t, f, user)
 	h, err := Acquire(f.ctx, ucs, f.config(alice()))
 	if err != nil {
 		t.Fatal(err)
@@ -250,18 +283,7 @@ func TestLostWhenLeaseTakenOver(t *testing.T) {
 	defer h.Release()
 
 	mallory := Identity{User: "mallory", Host: "elsewhere", PID: 7, Run: "other"}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error { // alice renews meanwhile
-		l, err := f.cs.CoordinationV1().Leases(f.ns).Get(f.ctx, DefaultName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		stealLease(l, holderIdentity(mallory, "00"), 30)
-		_, err = f.cs.CoordinationV1().Leases(f.ns).Update(f.ctx, l, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	takeOver(t, f, mallory)
 	stolen := time.Now()
 	select {
 	case <-h.Lost():
@@ -339,14 +361,7 @@ func TestLeaseOutlivesAcquireContext(t *testing.T) {
 func TestAcquireFailsFast(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	rc, err := f.c.UserRESTConfig("nobody-" + f.ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nobody, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, nobody := userClient(t, f, "nobody-"+f.ns)
 	for _, tt := range []struct {
 		name string
 		cs   kubernetes.Interface
