@@ -8,9 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 )
@@ -127,18 +125,7 @@ func (si *sharedInformer) each(f func(*session)) {
 }
 
 func (c *Cache) start(key cacheKey, transform cache.TransformFunc) (*sharedInformer, error) {
-	ri := c.dyn.Resource(key.gvr).Namespace(key.ns)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			if o.ResourceVersion == "0" {
-				o.ResourceVersion = "" // a consistent read: see informer.go
-			}
-			return ri.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return ri.Watch(ctx, o)
-		},
-	}
+	lw := consistentListWatch(c.dyn.Resource(key.gvr).Namespace(key.ns), func(*metav1.ListOptions) {})
 	si := &sharedInformer{subs: map[*session]bool{}}
 	si.inf = cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{},
 		cache.SharedIndexInformerOptions{ObjectDescription: key.gvr.String() + " in " + key.ns})

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -24,25 +25,7 @@ type informer struct {
 // wait loop, and so does the end of the first list. transform, if set,
 // turns the dynamic client's objects into typed ones once, on arrival.
 func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*metav1.ListOptions), transform cache.TransformFunc) (*informer, error) {
-	ri := s.w.dyn.Resource(gvr).Namespace(ns)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			tweak(&o)
-			// The reflector lists at resourceVersion "0": whatever the
-			// API server's cache holds, which can predate a write this
-			// process just made, and a stale object can look Current
-			// (its old generation fully rolled out). Ask for a
-			// consistent read instead.
-			if o.ResourceVersion == "0" {
-				o.ResourceVersion = ""
-			}
-			return ri.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			tweak(&o)
-			return ri.Watch(ctx, o)
-		},
-	}
+	lw := consistentListWatch(s.w.dyn.Resource(gvr).Namespace(ns), tweak)
 	inf := cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{},
 		cache.SharedIndexInformerOptions{ObjectDescription: gvr.String()})
 	if transform != nil {
@@ -69,6 +52,27 @@ func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*
 		}
 	}()
 	return &informer{inf}, nil
+}
+
+// consistentListWatch lists and watches ri with tweak's options. The
+// reflector lists at resourceVersion "0": whatever the API server's cache
+// holds, which can predate a write this process just made, and a stale
+// object can look Current (its old generation fully rolled out). It asks
+// for a consistent read instead.
+func consistentListWatch(ri dynamic.ResourceInterface, tweak func(*metav1.ListOptions)) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			tweak(&o)
+			if o.ResourceVersion == "0" {
+				o.ResourceVersion = ""
+			}
+			return ri.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			return ri.Watch(ctx, o)
+		},
+	}
 }
 
 // objects lists the cached objects of an untransformed informer, sorted.
