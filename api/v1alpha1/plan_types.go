@@ -71,7 +71,7 @@ type UpgradePlanSpec struct {
 
 // Stage is a list of steps followed by gates.
 //
-// +kubebuilder:validation:XValidation:rule=`self.steps.all(s, !has(s.dependsOn) || (!(s.name in s.dependsOn) && sets.contains(self.steps.map(o, o.name), s.dependsOn)))`,message="dependsOn names other steps of the same stage"
+// +kubebuilder:validation:XValidation:rule=`self.steps.all(s, !has(s.dependsOn) || (!(s.name in s.dependsOn) && sets.contains(self.steps.map(o, o.name), s.dependsOn)))`,message="dependsOn names steps of the same stage, other than the step itself"
 type Stage struct {
 	// Name is unique across the plan: a run records progress by stage name.
 	// +kubebuilder:validation:MinLength=1
