@@ -7,12 +7,16 @@ BIN       := bin/upshift
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/upshift-dev/upshift/internal/version.Version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
+# controller-gen of the Kubernetes libraries this module uses (k8s.io/* v0.34).
+# api/v1alpha1's TestCommittedFilesAreGenerated reads the version from here.
+CONTROLLER_GEN_VERSION := v0.19.0
+CONTROLLER_GEN := $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 # Test clusters live in directories named upshift-test-*: after the tests
 # no process may still mention one.
 TEST_CLUSTER_MARK := upshift-test-
 GOTEST_FLAGS ?= -count=1 -timeout 30m
 
-.PHONY: all build test unit cluster-binaries check-leaks demo bench lint recipes clean
+.PHONY: all build test unit cluster-binaries controller-gen generate check-leaks demo bench lint recipes clean
 
 all: build
 
@@ -24,18 +28,28 @@ build:
 cluster-binaries: build
 	$(BIN) cluster build
 
-test: cluster-binaries
+test: cluster-binaries controller-gen
 	$(GO) test $(GOTEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory check-leaks
 
 # Pure-logic tests only (no cluster).
-unit:
+unit: controller-gen
 	$(GO) test -count=1 -short ./...
 
 check-leaks:
 	@left=$$(pgrep -af '$(TEST_CLUSTER_MARK)' | grep -v pgrep || true); \
 	if [ -n "$$left" ]; then echo "control-plane processes of test clusters are still running:"; echo "$$left"; exit 1; fi; \
 	echo "no test cluster process left behind"
+
+# Deepcopy functions and CRDs from the kubebuilder markers in api/. Commit
+# the result: a test fails when it differs from a fresh generation.
+generate:
+	$(CONTROLLER_GEN) object crd paths=./api/... output:crd:dir=config/crd/bases
+
+# Fetch and build the pinned controller-gen, so the generated-files test
+# (which runs it without network) finds it in the module cache.
+controller-gen:
+	@$(CONTROLLER_GEN) --version
 
 demo: build
 	$(BIN) demo

@@ -6,61 +6,151 @@ import (
 )
 
 // UpgradePlan moves one cluster to a target version through ordered stages.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=upshift
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.spec.version`,description="The version this plan reaches"
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`,description="The phase of the plan's run, for display: read the conditions to decide"
+// +kubebuilder:printcolumn:name="Stage",type=string,JSONPath=`.status.stage`,description="The stage the run is at, or stopped at"
+// +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.step`,description="The step or gate the run is at, or stopped at"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type UpgradePlan struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              UpgradePlanSpec `json:"spec"`
+	// Status is written by the controller; the CLI ignores it.
+	// +optional
+	Status UpgradePlanStatus `json:"status,omitempty"`
+}
+
+// UpgradePlanList is a list of UpgradePlans.
+//
+// +kubebuilder:object:root=true
+type UpgradePlanList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []UpgradePlan `json:"items"`
 }
 
 // UpgradePlanSpec is what the plan does.
+//
+// Step names are unique across the plan (approvals and the run record
+// name steps by name alone). The rule compares the steps of every pair of
+// stages; the bounds on stages and steps keep its cost within what the
+// API server accepts.
+//
+// +kubebuilder:validation:XValidation:rule=`self.stages.all(a, self.stages.all(b, a.name == b.name || !sets.intersects(a.steps.map(x, x.name), b.steps.map(y, y.name))))`,message="give each step its own name, unique across the plan"
 type UpgradePlanSpec struct {
 	// Version is the target version the plan reaches.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
 	Version string `json:"version"`
 	// AutoRollback rolls back completed stages when a stage fails. Default true.
+	// +optional
 	AutoRollback *bool `json:"autoRollback,omitempty"`
+	// ServiceAccountName is the ServiceAccount, in the plan's namespace,
+	// whose rights the controller runs the plan with (it impersonates
+	// it), as Flux's spec.serviceAccountName. The CLI accepts it and runs
+	// with the credentials it is given.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// Suspend, when true, tells the controller not to start the plan's
+	// run nor move it on, as Flux's spec.suspend. The CLI accepts it and
+	// runs the plan regardless.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
 	// Stages run in order; each is backed up before and gated after.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
 	Stages []Stage `json:"stages"`
 }
 
 // Stage is a list of steps followed by gates.
+//
+// +kubebuilder:validation:XValidation:rule=`self.steps.all(s, !has(s.dependsOn) || (!(s.name in s.dependsOn) && sets.contains(self.steps.map(o, o.name), s.dependsOn)))`,message="dependsOn names steps of the same stage, other than the step itself"
 type Stage struct {
-	Name  string `json:"name"`
+	// Name is unique across the plan: a run records progress by stage name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
 	Steps []Step `json:"steps"`
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
 	Gates []Gate `json:"gates,omitempty"`
 }
 
 // Step is one action. Exactly one kind field is set (a union, as in
 // Kubernetes APIs).
+//
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.approval), has(self.pause)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, approval or pause",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.approval), has(self.pause)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, approval or pause; split this step in two",reason=FieldValueForbidden
 type Step struct {
+	// Name is unique across the plan.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
 	// Timeout bounds the step. Default 5m.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
+	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 	// DependsOn names steps of the same stage that must succeed first. A
 	// stage in which any step sets it runs as a graph: steps start as soon
 	// as their dependencies succeed, side by side.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=63
+	// +optional
 	DependsOn []string `json:"dependsOn,omitempty"`
 
-	CRDs      *CRDsStep      `json:"crds,omitempty"`
+	// +optional
+	CRDs *CRDsStep `json:"crds,omitempty"`
+	// +optional
 	Manifests *ManifestsStep `json:"manifests,omitempty"`
-	Image     *ImageStep     `json:"image,omitempty"`
-	Helm      *HelmStep      `json:"helm,omitempty"`
-	Job       *JobStep       `json:"job,omitempty"`
-	Recreate  *RecreateStep  `json:"recreate,omitempty"`
-	Approval  *ApprovalStep  `json:"approval,omitempty"`
-	Pause     *PauseStep     `json:"pause,omitempty"`
+	// +optional
+	Image *ImageStep `json:"image,omitempty"`
+	// +optional
+	Helm *HelmStep `json:"helm,omitempty"`
+	// +optional
+	Job *JobStep `json:"job,omitempty"`
+	// +optional
+	Recreate *RecreateStep `json:"recreate,omitempty"`
+	// +optional
+	Approval *ApprovalStep `json:"approval,omitempty"`
+	// +optional
+	Pause *PauseStep `json:"pause,omitempty"`
 }
 
-// Source locates manifests: exactly one of Path, URL or Inline.
+// Source locates manifests: exactly one of Path, URL or Inline. An empty
+// string counts as unset, as it does for the CLI.
+//
+// +kubebuilder:validation:XValidation:rule=`[has(self.path) && size(self.path) > 0, has(self.url) && size(self.url) > 0, has(self.inline) && size(self.inline) > 0].filter(set, set).size() == 1`,message="set exactly one of path, url or inline"
+// +kubebuilder:validation:XValidation:rule=`!(has(self.caFile) && size(self.caFile) > 0 && has(self.insecureSkipVerify) && self.insecureSkipVerify)`,message="set caFile or insecureSkipVerify, not both: caFile verifies the server with that CA, insecureSkipVerify does not verify it at all"
+// +kubebuilder:validation:XValidation:rule=`(has(self.url) && size(self.url) > 0) || !((has(self.caFile) && size(self.caFile) > 0) || (has(self.insecureSkipVerify) && self.insecureSkipVerify))`,message="caFile and insecureSkipVerify apply to url only"
 type Source struct {
 	// Path is a file or a directory, relative to the plan file.
+	// +optional
 	Path string `json:"path,omitempty"`
 	// URL is fetched over HTTPS (or HTTP).
+	// +optional
 	URL string `json:"url,omitempty"`
 	// CAFile verifies the URL's server, relative to the plan file.
+	// +optional
 	CAFile string `json:"caFile,omitempty"`
 	// InsecureSkipVerify skips verification of the URL's server.
+	// +optional
 	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
 	// Inline is a YAML document stream.
+	// +optional
 	Inline string `json:"inline,omitempty"`
 }
 
@@ -69,6 +159,8 @@ type Source struct {
 type CRDsStep struct {
 	Source `json:",inline"`
 	// MinCount is how many CRDs the source must hold at least.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
 	MinCount int `json:"minCount,omitempty"`
 }
 
@@ -80,38 +172,67 @@ type ManifestsStep struct {
 // ImageStep sets container images on one workload and waits for its rollout.
 type ImageStep struct {
 	// Kind is Deployment, DaemonSet or StatefulSet.
-	Kind      string `json:"kind"`
+	// +kubebuilder:validation:Enum=Deployment;DaemonSet;StatefulSet
+	Kind string `json:"kind"`
+	// +kubebuilder:validation:MinLength=1
 	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
 	// Images maps container name to image.
+	// +kubebuilder:validation:MinProperties=1
 	Images map[string]string `json:"images"`
 }
 
 // Gate is a health check after a stage's steps. Exactly one kind is set.
+//
+// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.soak)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady or soak"
 type Gate struct {
 	// Timeout bounds the gate. Default 2m.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
+	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 	// Severity: blocking (default) fails the stage; warning is recorded
 	// and shown but does not fail it; info is recorded only.
+	// +optional
 	Severity Severity `json:"severity,omitempty"`
 
-	Ready       *ReadyGate       `json:"ready,omitempty"`
-	HTTP        *HTTPGate        `json:"http,omitempty"`
+	// +optional
+	Ready *ReadyGate `json:"ready,omitempty"`
+	// +optional
+	HTTP *HTTPGate `json:"http,omitempty"`
+	// +optional
 	PodsRunning *PodsRunningGate `json:"podsRunning,omitempty"`
-	PVCsBound   *PVCsBoundGate   `json:"pvcsBound,omitempty"`
-	NodesReady  *NodesReadyGate  `json:"nodesReady,omitempty"`
-	Soak        *SoakGate        `json:"soak,omitempty"`
+	// +optional
+	PVCsBound *PVCsBoundGate `json:"pvcsBound,omitempty"`
+	// +optional
+	NodesReady *NodesReadyGate `json:"nodesReady,omitempty"`
+	// +optional
+	Soak *SoakGate `json:"soak,omitempty"`
 }
 
 // SoakGate keeps checking the stage's other gates for Duration, every
 // Interval (default 5s): any of them failing once fails the stage. The
 // gate's timeout does not apply; the soak lasts Duration.
 type SoakGate struct {
-	Duration metav1.Duration  `json:"duration"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
+	Duration metav1.Duration `json:"duration"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
+	// +optional
 	Interval *metav1.Duration `json:"interval,omitempty"`
 }
 
 // Severity of a gate.
+//
+// +kubebuilder:validation:Enum=blocking;warning;info
 type Severity string
 
 const (
@@ -125,11 +246,15 @@ const (
 // restarted more than MaxRestarts times. A selector that matches nothing
 // fails.
 type PodsRunningGate struct {
+	// +kubebuilder:validation:MinLength=1
 	Namespace string `json:"namespace"`
-	Selector  string `json:"selector"`
+	// +kubebuilder:validation:MinLength=1
+	Selector string `json:"selector"`
 	// MaxRestarts is the restarts any container may have. Default 0,
 	// counted from when the gate starts, so restarts before the upgrade do
 	// not count.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
 	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
 }
 
@@ -137,54 +262,91 @@ type PodsRunningGate struct {
 // matches in the namespace (all of them, when the selector is empty) is
 // Bound.
 type PVCsBoundGate struct {
+	// +kubebuilder:validation:MinLength=1
 	Namespace string `json:"namespace"`
-	Selector  string `json:"selector,omitempty"`
+	// +optional
+	Selector string `json:"selector,omitempty"`
 }
 
 // NodesReadyGate passes when the nodes the selector matches (all, when
 // empty) are Ready: all of them, or at least MinReady.
 type NodesReadyGate struct {
+	// +optional
 	Selector string `json:"selector,omitempty"`
+	// +kubebuilder:validation:Minimum=1
+	// +optional
 	MinReady *int32 `json:"minReady,omitempty"`
 }
 
 // ReadyGate passes when the object (or every object the selector matches)
 // is Current by kstatus. A selector that matches nothing fails.
+//
+// +kubebuilder:validation:XValidation:rule=`(has(self.name) && size(self.name) > 0) != (has(self.selector) && size(self.selector) > 0)`,message="set exactly one of name or selector"
 type ReadyGate struct {
+	// +kubebuilder:validation:MinLength=1
 	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name,omitempty"`
-	Selector   string `json:"selector,omitempty"`
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +optional
+	Selector string `json:"selector,omitempty"`
 }
 
 // HTTPGate passes when a GET answers the expected status.
 type HTTPGate struct {
-	URL          string           `json:"url"`
-	ExpectStatus int              `json:"expectStatus,omitempty"`
-	Timeout      *metav1.Duration `json:"timeout,omitempty"`
-	Interval     *metav1.Duration `json:"interval,omitempty"`
+	// +kubebuilder:validation:MinLength=1
+	URL string `json:"url"`
+	// +optional
+	ExpectStatus int `json:"expectStatus,omitempty"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
 }
 
 // HelmStep installs or upgrades a Helm release through the Helm SDK and
 // waits for it; a failed upgrade goes back to the previous revision.
 type HelmStep struct {
-	Release   string `json:"release"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=53
+	Release string `json:"release"`
+	// +kubebuilder:validation:MinLength=1
 	Namespace string `json:"namespace"`
 	// Chart is a local chart directory or archive (relative to the plan
 	// file), an http(s) URL of a chart archive, an oci:// reference, or,
 	// with Repo, a chart's name in that repository.
+	// +kubebuilder:validation:MinLength=1
 	Chart string `json:"chart"`
 	// Repo is an HTTP chart repository's URL (helm's --repo).
+	// +optional
 	Repo string `json:"repo,omitempty"`
 	// Version of the chart, for oci:// references and repositories
 	// (default: the latest).
+	// +optional
 	Version string `json:"version,omitempty"`
-	// Values are inline values, merged over ValuesFiles in order.
+	// Values are inline values, merged over ValuesFiles in order: a map,
+	// as in values.yaml.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
 	Values *apiextensionsv1.JSON `json:"values,omitempty"`
 	// ValuesFiles are YAML files relative to the plan file.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
 	ValuesFiles []string `json:"valuesFiles,omitempty"`
 	// CreateNamespace creates the release's namespace if missing.
+	// +optional
 	CreateNamespace bool `json:"createNamespace,omitempty"`
 }
 
@@ -194,6 +356,7 @@ type HelmStep struct {
 type JobStep struct {
 	Source `json:",inline"`
 	// RollbackJob is the Job run when the stage is rolled back.
+	// +optional
 	RollbackJob *Source `json:"rollbackJob,omitempty"`
 }
 
@@ -202,28 +365,40 @@ type JobStep struct {
 // are back and Ready: re-created by their owner, or re-applied by Upshift
 // from From.
 type RecreateStep struct {
+	// +kubebuilder:validation:MinLength=1
 	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
 	// Namespace is a name or a pattern with * (e.g. liqo-tenant-*).
+	// +kubebuilder:validation:MinLength=1
 	Namespace string `json:"namespace"`
-	Selector  string `json:"selector,omitempty"`
+	// +optional
+	Selector string `json:"selector,omitempty"`
 	// Mode is delete (default) or annotate (sets
 	// upshift.dev/recreated-at on each object, for operators that restart
 	// on a change).
+	// +kubebuilder:validation:Enum=delete;annotate
+	// +optional
 	Mode string `json:"mode,omitempty"`
 	// From, when set, holds the manifests Upshift applies again after the
 	// delete (objects no owner re-creates).
+	// +optional
 	From *Source `json:"from,omitempty"`
 }
 
 // ApprovalStep waits until an operator runs `upshift approve NAME`.
 type ApprovalStep struct {
 	// Message is shown while the run waits.
+	// +optional
 	Message string `json:"message,omitempty"`
 }
 
 // PauseStep waits a duration. Its deadline is saved, so a resumed run does
 // not start the pause over.
 type PauseStep struct {
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule=`self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')`,message="use a Go duration such as 30s, 5m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule=`!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self) > duration('0s')`,message="must be a positive duration such as 30s or 5m"
 	Duration metav1.Duration `json:"duration"`
 }

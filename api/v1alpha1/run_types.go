@@ -7,12 +7,32 @@ const RunKind = "UpgradeRun"
 
 // UpgradeRun is one execution of an UpgradePlan: the resolved plan it runs
 // and where it stands. It is saved after every transition, so any process
-// on any machine can resume it.
+// on any machine can resume it. (The CLI keeps it in a Secret today; the
+// resource is its home once the controller drives plans.)
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=upshift
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.spec.plan.version`,description="The version the run reaches"
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Stage",type=string,JSONPath=`.status.stage`,description="The stage the run is at, or stopped at"
+// +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.step`,description="The step or gate the run is at, or stopped at"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type UpgradeRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              UpgradeRunSpec `json:"spec"`
-	Status            RunStatus      `json:"status,omitempty"`
+	// +optional
+	Status RunStatus `json:"status,omitempty"`
+}
+
+// UpgradeRunList is a list of UpgradeRuns.
+//
+// +kubebuilder:object:root=true
+type UpgradeRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []UpgradeRun `json:"items"`
 }
 
 // UpgradeRunSpec is the plan as it was resolved when the run started.
@@ -23,12 +43,14 @@ type UpgradeRunSpec struct {
 	PlanDigest string `json:"planDigest"`
 	// SourceDigests maps each source's field path to the SHA-256 of its
 	// content, so a refusal can say which source changed.
+	// +optional
 	SourceDigests map[string]string `json:"sourceDigests,omitempty"`
 	// Sources locates the resolved sources' contents (manifests, charts,
 	// values files), written once when the run starts into immutable
 	// Secrets of their own, so the record saved on every transition stays
 	// small. Records written before this field existed keep their sources
 	// in the record's Secret.
+	// +optional
 	Sources *BlobRef `json:"sources,omitempty"`
 }
 
@@ -92,6 +114,13 @@ type RunStatus struct {
 	// the test failpoint.
 	Transitions int    `json:"transitions,omitempty"`
 	Message     string `json:"message,omitempty"`
+	// Stage and Step are where the run is, or where it stopped: the stage
+	// and the step or gate it is at (several steps running side by side
+	// are joined with commas); empty before it starts and once it
+	// succeeded. Derived from Stages on every transition, for display
+	// (the printer columns).
+	Stage string `json:"stage,omitempty"`
+	Step  string `json:"step,omitempty"`
 	// Failure is what stopped the run: the failed stage's message, or the
 	// operator's rollback request. It survives the rollback's messages.
 	Failure    string            `json:"failure,omitempty"`

@@ -72,6 +72,9 @@ or aborted; apply resumes).`,
 				return err
 			}
 			defer view.stop()
+			for _, n := range controllerOnly(p.Plan.Spec, "apply") {
+				view.notice(n)
+			}
 			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
 				view.stop()
 				return preflightProblems(file, errs)

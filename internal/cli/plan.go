@@ -48,6 +48,13 @@ an earlier step brings carry a note instead of a diff. Changes nothing.
 			if err != nil {
 				return err
 			}
+			notices := cmd.OutOrStdout()
+			if output != "" {
+				notices = cmd.ErrOrStderr() // stdout carries the data
+			}
+			for _, n := range controllerOnly(p.Plan.Spec, "plan") {
+				fmt.Fprintln(notices, n)
+			}
 			cfg, err := kf.restConfig()
 			if errors.Is(err, errNoCluster) {
 				printPlan(cmd.OutOrStdout(), p.Plan, nil)

@@ -50,6 +50,7 @@ func startAttempt(r *v1alpha1.UpgradeRun, now time.Time) {
 		}
 		st.Stages[i] = ss
 	}
+	locate(r)
 }
 
 // GateName is how a gate is shown: its kind and target.
@@ -166,6 +167,7 @@ func Retry(r *v1alpha1.UpgradeRun) error {
 	st.FinishedAt = nil
 	st.Failure = ""
 	st.Message = "retrying"
+	locate(r)
 	return nil
 }
 

@@ -50,6 +50,10 @@ func NextActions(r *v1alpha1.UpgradeRun) []Action {
 	return ready
 }
 
+// cancelledMessage is the message of a step stopped because another step
+// of its stage failed: it failed, but is not where the run failed.
+const cancelledMessage = "cancelled: another step of the stage failed"
+
 // Cancel records that a step running beside a failed one was stopped. The
 // stage has failed already; this only closes the step's record.
 func Cancel(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
@@ -57,5 +61,6 @@ func Cancel(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 	st := &r.Status.Stages[a.Stage].Steps[a.Index]
 	st.Phase = v1alpha1.PhaseFailed
 	st.FinishedAt = ptrTime(now)
-	st.Message = "cancelled: another step of the stage failed"
+	st.Message = cancelledMessage
+	locate(r)
 }

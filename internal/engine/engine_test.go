@@ -415,6 +415,9 @@ func actionKey(r *v1alpha1.UpgradeRun, a Action) string {
 func render(r *v1alpha1.UpgradeRun) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s attempt %d: %s", r.Name, r.Status.Attempt, r.Status.Phase)
+	if r.Status.Stage != "" {
+		fmt.Fprintf(&b, " at %s/%s", r.Status.Stage, r.Status.Step)
+	}
 	if r.Status.Message != "" {
 		fmt.Fprintf(&b, " (%s)", r.Status.Message)
 	}

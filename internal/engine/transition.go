@@ -59,6 +59,7 @@ func Begin(r *v1alpha1.UpgradeRun, a Action, now time.Time) {
 		ss.Phase = v1alpha1.PhaseRollingBack
 		ss.Message = "restoring from backup"
 	}
+	locate(r)
 }
 
 func begin(s *v1alpha1.StepStatus, t *metav1.MicroTime) {
@@ -162,6 +163,7 @@ func AutoRollback(r *v1alpha1.UpgradeRun) bool {
 // settle derives stage and run phases that follow from the others, so a
 // run never rests in a state that needs no IO to leave.
 func settle(r *v1alpha1.UpgradeRun, t *metav1.MicroTime) {
+	defer locate(r)
 	st := &r.Status
 	for i := range st.Stages {
 		settleStage(&st.Stages[i], t)

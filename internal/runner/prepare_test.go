@@ -175,3 +175,26 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		})
 	}
 }
+
+// serviceAccountName and suspend are the controller's settings: setting
+// them leaves the plan's digest alone (a run resumes), while any change of
+// what the plan does changes it.
+func TestDriverSettingsAreNoChangeOfContent(t *testing.T) {
+	digest := func(edit func(*v1alpha1.UpgradePlanSpec)) string {
+		t.Helper()
+		p := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n").Plan
+		edit(&p.Spec)
+		r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Digest
+	}
+	plain := digest(func(*v1alpha1.UpgradePlanSpec) {})
+	if d := digest(func(s *v1alpha1.UpgradePlanSpec) { s.ServiceAccountName, s.Suspend = "upgrader", true }); d != plain {
+		t.Errorf("setting serviceAccountName and suspend changed the digest: %s, was %s", d, plain)
+	}
+	if d := digest(func(s *v1alpha1.UpgradePlanSpec) { s.Version = "1.2.0" }); d == plain {
+		t.Error("changing spec.version left the digest as it was")
+	}
+}

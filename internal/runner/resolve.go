@@ -136,8 +136,12 @@ func FromSources(p *v1alpha1.UpgradePlan, sources map[string][]byte) (*Resolved,
 }
 
 // planDigest hashes the spec (its JSON, which sorts map keys) and the
-// sources' digests in path order.
+// sources' digests in path order. serviceAccountName and suspend are left
+// out: they say how the controller runs the plan, not what the plan does,
+// so setting them in a plan file is no change of its content (a run goes
+// on, a finished one is not refused as other content).
 func planDigest(spec v1alpha1.UpgradePlanSpec, sources map[string]string) string {
+	spec.ServiceAccountName, spec.Suspend = "", false
 	h := sha256.New()
 	b, _ := json.Marshal(spec) // plain structs: cannot fail
 	h.Write(b)
