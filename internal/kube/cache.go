@@ -125,7 +125,7 @@ func (si *sharedInformer) each(f func(*session)) {
 }
 
 func (c *Cache) start(key cacheKey, transform cache.TransformFunc) (*sharedInformer, error) {
-	lw := consistentListWatch(c.dyn.Resource(key.gvr).Namespace(key.ns), func(*metav1.ListOptions) {})
+	lw := listWatch(c.dyn.Resource(key.gvr).Namespace(key.ns), func(*metav1.ListOptions) {}, false)
 	si := &sharedInformer{subs: map[*session]bool{}}
 	si.inf = cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{},
 		cache.SharedIndexInformerOptions{ObjectDescription: key.gvr.String() + " in " + key.ns})

@@ -25,7 +25,7 @@ type informer struct {
 // wait loop, and so does the end of the first list. transform, if set,
 // turns the dynamic client's objects into typed ones once, on arrival.
 func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*metav1.ListOptions), transform cache.TransformFunc) (*informer, error) {
-	lw := consistentListWatch(s.w.dyn.Resource(gvr).Namespace(ns), tweak)
+	lw := listWatch(s.w.dyn.Resource(gvr).Namespace(ns), tweak, true)
 	inf := cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{},
 		cache.SharedIndexInformerOptions{ObjectDescription: gvr.String()})
 	if transform != nil {
@@ -54,16 +54,18 @@ func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*
 	return &informer{inf}, nil
 }
 
-// consistentListWatch lists and watches ri with tweak's options. The
-// reflector lists at resourceVersion "0": whatever the API server's cache
-// holds, which can predate a write this process just made, and a stale
-// object can look Current (its old generation fully rolled out). It asks
-// for a consistent read instead.
-func consistentListWatch(ri dynamic.ResourceInterface, tweak func(*metav1.ListOptions)) *cache.ListWatch {
+// listWatch lists and watches ri with tweak's options. The reflector
+// lists at resourceVersion "0": whatever the API server's cache holds,
+// which can predate a write this process just made, and a stale object
+// can look Current (its old generation fully rolled out). consistent asks
+// for a consistent read instead, for a wait that has no fence (fence.go).
+// A consistent read can cost the API server ~100 ms to make sure its
+// cache is fresh, so the shared informers, which waits fence, skip it.
+func listWatch(ri dynamic.ResourceInterface, tweak func(*metav1.ListOptions), consistent bool) *cache.ListWatch {
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			tweak(&o)
-			if o.ResourceVersion == "0" {
+			if consistent && o.ResourceVersion == "0" {
 				o.ResourceVersion = ""
 			}
 			return ri.List(ctx, o)
