@@ -13,13 +13,10 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -76,31 +73,10 @@ func newEnv(t *testing.T, namespace bool) *env {
 	return e
 }
 
-var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// createNamespace creates "e2e-<test name>-xxxxx" and deletes it after the
-// test without waiting for it to go.
+// createNamespace creates "e2e-<test name>-xxxxx", deleted after the test.
 func createNamespace(t *testing.T, ctx context.Context, cs kubernetes.Interface) string {
 	t.Helper()
-	base := strings.Trim(notDNS.ReplaceAllString(strings.ToLower(strings.TrimPrefix(t.Name(), "Test")), "-"), "-")
-	if len(base) > 40 {
-		base = base[:40]
-	}
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-" + base + "-"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() {
-		// t.Context() is already done when cleanups run.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
-			t.Logf("delete namespace %s: %v", ns.Name, err)
-		}
-	})
-	return ns.Name
+	return testenv.Namespace(t, ctx, cs, "e2e")
 }
 
 // eventually polls cond every 100ms until it returns true, an error, or

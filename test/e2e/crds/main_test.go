@@ -10,13 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -116,8 +113,6 @@ func installCRDs(cfg *rest.Config, dyn dynamic.Interface) error {
 	return nil
 }
 
-var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
-
 // createNamespace creates "crds-<test>-xxxxx", deleted when the test ends.
 func createNamespace(t *testing.T, ctx context.Context, cfg *rest.Config) string {
 	t.Helper()
@@ -125,22 +120,7 @@ func createNamespace(t *testing.T, ctx context.Context, cfg *rest.Config) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := strings.Trim(notDNS.ReplaceAllString(strings.ToLower(strings.TrimPrefix(t.Name(), "Test")), "-"), "-")
-	if len(base) > 40 {
-		base = base[:40]
-	}
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "crds-" + base + "-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
-			t.Logf("delete namespace %s: %v", ns.Name, err)
-		}
-	})
-	return ns.Name
+	return testenv.Namespace(t, ctx, cs, "crds")
 }
 
 // demoPlan reads a demo plan file as the CLI does and makes it a resource
