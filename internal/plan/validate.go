@@ -26,6 +26,7 @@ func Validate(l *Loaded) field.ErrorList {
 	if msgs := validation.IsDNS1123Subdomain(p.Name); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), p.Name, "a plan needs a name (lowercase letters, digits, '-' and '.'): it keys the run"))
 	}
+	errs = append(errs, validateBounds(p)...)
 	spec := field.NewPath("spec")
 	if p.Spec.Version == "" {
 		errs = append(errs, field.Required(spec.Child("version"), "the target version this plan reaches"))
