@@ -49,6 +49,10 @@ type sharedInformer struct {
 	inf  cache.SharedIndexInformer
 	mu   sync.Mutex
 	subs map[*session]bool
+	// lastErr is the reflector's last error since the last event: a wait
+	// that joins while the informer is failing (forbidden, say) is told
+	// at once instead of at the reflector's next retry.
+	lastErr error
 }
 
 // NewCache builds a Cache; Close stops its informers.
@@ -80,8 +84,12 @@ func (c *Cache) join(s *session, gvr schema.GroupVersionResource, ns, kind strin
 
 	si.mu.Lock()
 	si.subs[s] = true
+	lastErr := si.lastErr
 	si.mu.Unlock()
 	s.joined = append(s.joined, si)
+	if lastErr != nil {
+		s.apiError(gvr.Resource, lastErr)
+	}
 	go func() {
 		if WaitSynced(s.ctx, si.inf.HasSynced) {
 			s.poke()
@@ -136,11 +144,21 @@ func (c *Cache) start(key cacheKey, transform cache.TransformFunc) (*sharedInfor
 		return nil, fmt.Errorf("watch %s: %w", key.gvr.Resource, err)
 	}
 	if err := si.inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		if !isRoutine(err) {
+			si.mu.Lock()
+			si.lastErr = err
+			si.mu.Unlock()
+		}
 		si.each(func(s *session) { s.apiError(key.gvr.Resource, err) })
 	}); err != nil {
 		return nil, fmt.Errorf("watch %s: %w", key.gvr.Resource, err)
 	}
-	wake := func() { si.each(func(s *session) { s.poke() }) }
+	wake := func() {
+		si.mu.Lock()
+		si.lastErr = nil // an event: the informer works again
+		si.mu.Unlock()
+		si.each(func(s *session) { s.poke() })
+	}
 	if _, err := si.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { wake() },
 		UpdateFunc: func(any, any) { wake() },

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
 // crdWaits bounds the CRD waits in flight at once.
@@ -24,6 +25,8 @@ const crdWaits = 8
 func (w *Waiter) WaitCRDsEstablished(ctx context.Context, applied []*unstructured.Unstructured, timeout time.Duration) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(crdWaits)
+	// One deadline for all: a wait queued behind others gets what is left.
+	deadline := time.Now().Add(timeout)
 	waited := false
 	for _, crd := range applied {
 		if CRDEstablished(crd) {
@@ -32,7 +35,12 @@ func (w *Waiter) WaitCRDsEstablished(ctx context.Context, applied []*unstructure
 		waited = true
 		ref := ObjectRef{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: crd.GetName()}
 		g.Go(func() error {
-			_, err := w.WaitCurrent(gctx, ref, timeout)
+			left := time.Until(deadline)
+			if left <= 0 {
+				h := Health{Status: status.UnknownStatus, Message: ref.String() + ": not waited for, the step's time was up"}
+				return &NotReadyError{Reason: ErrTimeout, Health: h, Timeout: timeout}
+			}
+			_, err := w.WaitCurrent(gctx, ref, left)
 			return err
 		})
 	}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"sort"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,39 +49,39 @@ func fenceOfObject(u *unstructured.Unstructured) *fence {
 	return &fence{seen: map[string]uint64{u.GetName(): rv}}
 }
 
-// fresh tells whether the informer's objects of the wait (objs) and its
-// last seen version (lastSync) are at least as recent as the fence. Once
-// fresh, an informer stays so: its versions only grow.
-func (f *fence) fresh(objs []*unstructured.Unstructured, lastSync string) bool {
+// fresh tells whether the informer's objects of the wait (objs) are at
+// least as recent as the fence. missing are the listed objects the
+// informer does not hold: each is either still on its way or deleted
+// since, which only the API server can say (confirm). Once fresh, an
+// informer stays so: its versions only grow.
+func (f *fence) fresh(objs []*unstructured.Unstructured) (ok bool, missing []string) {
 	cached := map[string]bool{}
 	for _, o := range objs {
-		rv, ok := parseRV(o.GetResourceVersion())
-		if !ok {
-			return true
+		rv, parsed := parseRV(o.GetResourceVersion())
+		if !parsed {
+			return true, nil
 		}
 		cached[o.GetName()] = true
 		want, listed := f.seen[o.GetName()]
 		switch {
 		case listed && rv < want:
-			return false // an older version than the list or the write showed
+			return false, nil // an older version than the list or the write showed
 		case !listed && f.listRV > 0 && rv <= f.listRV:
-			return false // gone before the list: its deletion is yet to arrive
+			return false, nil // gone before the list: its deletion is yet to arrive
 		}
 	}
-	for name, want := range f.seen {
-		if cached[name] {
-			continue
-		}
-		last, ok := parseRV(lastSync)
-		if !ok {
-			return true
-		}
-		if last <= want {
-			return false // not arrived yet (or deleted since, and that not yet seen)
+	for name := range f.seen {
+		if !cached[name] {
+			missing = append(missing, name)
 		}
 	}
-	return true
+	sort.Strings(missing)
+	return len(missing) == 0, missing
 }
+
+// gone drops an object the API server says no longer exists from the
+// fence: the informer will not hold it again.
+func (f *fence) gone(name string) { delete(f.seen, name) }
 
 func parseRV(rv string) (uint64, bool) {
 	n, err := strconv.ParseUint(rv, 10, 64)

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,45 +17,53 @@ func versioned(name, rv string) *unstructured.Unstructured {
 func objs(us ...*unstructured.Unstructured) []*unstructured.Unstructured { return us }
 
 func TestFenceOfAWrite(t *testing.T) {
-	f := fenceOfObject(versioned("web", "120"))
 	for _, tt := range []struct {
-		name     string
-		cached   []*unstructured.Unstructured
-		lastSync string
-		want     bool
+		name    string
+		cached  []*unstructured.Unstructured
+		want    bool
+		missing []string
 	}{
-		{"the cache still has the version before the write", objs(versioned("web", "100")), "110", false},
-		{"the cache has the write", objs(versioned("web", "120")), "120", true},
-		{"the cache has a later version", objs(versioned("web", "130")), "130", true},
-		{"the cache has not seen the object yet", nil, "110", false},
-		{"the object was deleted after the write, and the cache saw it", nil, "125", true},
-		{"a version that does not parse lifts the fence", objs(versioned("web", "not-a-number")), "110", true},
+		{"the cache still has the version before the write", objs(versioned("web", "100")), false, nil},
+		{"the cache has the write", objs(versioned("web", "120")), true, nil},
+		{"the cache has a later version", objs(versioned("web", "130")), true, nil},
+		{"the cache does not hold it: ask the API server", nil, false, []string{"web"}},
+		{"a version that does not parse lifts the fence", objs(versioned("web", "not-a-number")), true, nil},
 	} {
-		if got := f.fresh(tt.cached, tt.lastSync); got != tt.want {
-			t.Errorf("%s: fresh = %v, want %v", tt.name, got, tt.want)
+		f := fenceOfObject(versioned("web", "120"))
+		got, missing := f.fresh(tt.cached)
+		if got != tt.want || !slices.Equal(missing, tt.missing) {
+			t.Errorf("%s: fresh = %v, missing %v; want %v, %v", tt.name, got, missing, tt.want, tt.missing)
 		}
 	}
 }
 
 func TestFenceOfAList(t *testing.T) {
-	l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*versioned("a", "50"), *versioned("b", "90")}}
-	l.SetResourceVersion("200")
-	f := fenceOfList(l)
+	list := func() *fence {
+		l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*versioned("a", "50"), *versioned("b", "90")}}
+		l.SetResourceVersion("200")
+		return fenceOfList(l)
+	}
 	for _, tt := range []struct {
-		name     string
-		cached   []*unstructured.Unstructured
-		lastSync string
-		want     bool
+		name    string
+		cached  []*unstructured.Unstructured
+		want    bool
+		missing []string
 	}{
-		{"as listed", objs(versioned("a", "50"), versioned("b", "90")), "200", true},
-		{"b older than listed", objs(versioned("a", "50"), versioned("b", "80")), "190", false},
-		{"b not arrived yet", objs(versioned("a", "50")), "85", false},
-		{"b deleted since, and seen", objs(versioned("a", "50")), "210", true},
-		{"c, gone before the list, still cached", objs(versioned("a", "50"), versioned("b", "90"), versioned("c", "60")), "200", false},
-		{"c created after the list", objs(versioned("a", "50"), versioned("b", "90"), versioned("c", "205")), "205", true},
+		{"as listed", objs(versioned("a", "50"), versioned("b", "90")), true, nil},
+		{"b older than listed", objs(versioned("a", "50"), versioned("b", "80")), false, nil},
+		{"b not in the cache: ask the API server", objs(versioned("a", "50")), false, []string{"b"}},
+		{"c, gone before the list, still cached", objs(versioned("a", "50"), versioned("b", "90"), versioned("c", "60")), false, nil},
+		{"c created after the list", objs(versioned("a", "50"), versioned("b", "90"), versioned("c", "205")), true, nil},
 	} {
-		if got := f.fresh(tt.cached, tt.lastSync); got != tt.want {
-			t.Errorf("%s: fresh = %v, want %v", tt.name, got, tt.want)
+		got, missing := list().fresh(tt.cached)
+		if got != tt.want || !slices.Equal(missing, tt.missing) {
+			t.Errorf("%s: fresh = %v, missing %v; want %v, %v", tt.name, got, missing, tt.want, tt.missing)
 		}
+	}
+	// The API server said b is gone: the fence no longer waits for it.
+	f := list()
+	f.gone("b")
+	if got, missing := f.fresh(objs(versioned("a", "50"))); !got || len(missing) > 0 {
+		t.Errorf("after b is gone: fresh = %v, missing %v; want true", got, missing)
 	}
 }

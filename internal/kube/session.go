@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,6 +43,8 @@ type session struct {
 	// they must be before they are judged; met once they were.
 	fence    *fence
 	fenceMet bool
+	gvr      schema.GroupVersionResource // of the shared objects informer
+	ns       string
 
 	mu       sync.Mutex
 	fatal    error // a permanent API error: ends the wait
@@ -118,7 +121,11 @@ func (s *session) check() (h Health, done bool, err error) {
 	}
 	objs := s.targetObjects()
 	if s.fence != nil && !s.fenceMet {
-		if !s.fence.fresh(objs, s.objects.LastSyncResourceVersion()) {
+		fresh, err := s.freshEnough(objs)
+		if err != nil {
+			return Health{}, true, err
+		}
+		if !fresh {
 			return s.unknown("waiting for the watch to catch up"), false, nil
 		}
 		s.fenceMet = true
@@ -245,8 +252,34 @@ func (s *session) resolveShared(gvr schema.GroupVersionResource, ns string, twea
 	if err != nil {
 		return Health{}, true, err
 	}
-	s.objects = inf
+	s.objects, s.gvr, s.ns = inf, gvr, ns
 	return s.unknown("waiting for the first list"), false, nil
+}
+
+// freshEnough checks the shared informer's objects against the fence. A
+// listed object the informer lacks is asked of the API server: gone, it
+// leaves the fence; there, the informer has yet to receive it. (The
+// informer's last resource version cannot tell: the reflector records it
+// before the cache has applied the event.)
+func (s *session) freshEnough(objs []*unstructured.Unstructured) (bool, error) {
+	fresh, missing := s.fence.fresh(objs)
+	if fresh || len(missing) == 0 {
+		return fresh, nil
+	}
+	for _, name := range missing {
+		_, err := s.w.dyn.Resource(s.gvr).Namespace(s.ns).Get(s.ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			s.fence.gone(name)
+		case err != nil && isPermanent(err):
+			return false, fmt.Errorf("get %s %s/%s for %s: %w", s.gvr.Resource, s.ns, name, s.t.desc, err)
+		case err != nil:
+			s.apiError(s.gvr.Resource, err)
+			return false, nil
+		}
+	}
+	fresh, _ = s.fence.fresh(objs)
+	return fresh, nil
 }
 
 // targetObjects are the informer's objects the wait is about, sorted: a
