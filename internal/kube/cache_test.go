@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,6 +80,57 @@ func TestCachedWaitsShareInformersAndJudgeTheWrite(t *testing.T) {
 	if d.Status.ObservedGeneration < next.GetGeneration() || d.Status.UpdatedReplicas != 2 || d.Status.AvailableReplicas != 2 {
 		t.Errorf("the wait returned before the second rollout was done: generation %d observed %d, %d updated, %d available",
 			next.GetGeneration(), d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.AvailableReplicas)
+	}
+}
+
+// TestCachedSelectorWaitCountsWhatTheListShowed: a selector wait on a
+// lagging shared cache counts the object created just before it started
+// (listed, not yet cached: the wait asks the API server and waits for the
+// events) and not the one deleted just before (cached, not listed: the wait
+// waits for the deletion to arrive).
+func TestCachedSelectorWaitCountsWhatTheListShowed(t *testing.T) {
+	t.Parallel()
+	e := newApplyEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache(lagging{dyn, 300 * time.Millisecond})
+	defer c.Close()
+	w := NewWaiter(dyn, newMapper(t, e.cfg)).WithCache(c)
+	labelled := func(name string) *unstructured.Unstructured {
+		u := configMap(t, e.ns, name, "v")
+		u.SetLabels(map[string]string{"part-of": "demo"})
+		return u
+	}
+	sel := SelectorRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Selector: "part-of=demo"}
+	for _, n := range []string{"kept", "doomed"} {
+		if _, err := e.a.Apply(ctx, labelled(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.WaitSelectorCurrent(ctx, sel, time.Minute); err != nil {
+		t.Fatalf("first wait: %v", err)
+	}
+
+	// The cache holds kept and doomed; doomed goes, two fresh come, and the
+	// cache hears of neither for 300 ms.
+	if err := e.cs.CoreV1().ConfigMaps(e.ns).Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"fresh-1", "fresh-2"} {
+		if _, err := e.a.Apply(ctx, labelled(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := w.WaitSelectorCurrent(ctx, sel, time.Minute)
+	if err != nil {
+		t.Fatalf("second wait: %v", err)
+	}
+	if !strings.Contains(h.Message, "all 3 Current") {
+		t.Errorf("second wait judged %q, want kept, fresh-1 and fresh-2 (all 3 Current)", h.Message)
 	}
 }
 
