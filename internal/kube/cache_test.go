@@ -34,19 +34,10 @@ spec:
 // version fully rolled out when the write was made.
 func TestCachedWaitsShareInformersAndJudgeTheWrite(t *testing.T) {
 	t.Parallel()
-	e := newApplyEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dyn, err := dynamic.NewForConfig(e.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The cache's watch events arrive late, as on a busy API server: a
 	// wait that judged what the cache held when the write was made would
 	// see the previous version, fully rolled out.
-	c := NewCache(lagging{dyn, 300 * time.Millisecond})
-	defer c.Close()
-	w := NewWaiter(dyn, newMapper(t, e.cfg)).WithCache(c)
+	e, ctx, c, w := laggingEnv(t)
 
 	applied, err := e.a.Apply(ctx, webDeployment(t, e.ns, "example.com/web:1"))
 	if err != nil {
@@ -90,16 +81,7 @@ func TestCachedWaitsShareInformersAndJudgeTheWrite(t *testing.T) {
 // waits for the deletion to arrive).
 func TestCachedSelectorWaitCountsWhatTheListShowed(t *testing.T) {
 	t.Parallel()
-	e := newApplyEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dyn, err := dynamic.NewForConfig(e.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewCache(lagging{dyn, 300 * time.Millisecond})
-	defer c.Close()
-	w := NewWaiter(dyn, newMapper(t, e.cfg)).WithCache(c)
+	e, ctx, _, w := laggingEnv(t)
 	labelled := func(name string) *unstructured.Unstructured {
 		u := configMap(t, e.ns, name, "v")
 		u.SetLabels(map[string]string{"part-of": "demo"})
@@ -132,6 +114,22 @@ func TestCachedSelectorWaitCountsWhatTheListShowed(t *testing.T) {
 	if !strings.Contains(h.Message, "all 3 Current") {
 		t.Errorf("second wait judged %q, want kept, fresh-1 and fresh-2 (all 3 Current)", h.Message)
 	}
+}
+
+// laggingEnv is a test's namespace and a cached Waiter whose shared
+// informers hear every event 300 ms late; both end with the test.
+func laggingEnv(t *testing.T) (*applyEnv, context.Context, *Cache, *Waiter) {
+	t.Helper()
+	e := newApplyEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	dyn, err := dynamic.NewForConfig(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache(lagging{dyn, 300 * time.Millisecond})
+	t.Cleanup(c.Close)
+	return e, ctx, c, NewWaiter(dyn, newMapper(t, e.cfg)).WithCache(c)
 }
 
 // lagging delays every watch event of a dynamic client by lag.
