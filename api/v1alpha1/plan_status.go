@@ -31,8 +31,14 @@ type UpgradePlanStatus struct {
 	Stage string `json:"stage,omitempty"`
 	// +optional
 	Step string `json:"step,omitempty"`
-	// Run names the UpgradeRun that records the plan's execution, in the
-	// plan's namespace.
+	// Run names the run that records the plan's execution, kept in the
+	// controller's namespace (upshift-system by default) with the CLI's
+	// runs: `upshift status RUN` shows it. It is the plan's name: a
+	// cluster has one history of upgrades, keyed by plan name.
 	// +optional
 	Run string `json:"run,omitempty"`
+	// HandledActions maps each action annotation (upshift.dev/approve,
+	// abort, rollback, retry) to the value the controller last acted on.
+	// +optional
+	HandledActions map[string]string `json:"handledActions,omitempty"`
 }

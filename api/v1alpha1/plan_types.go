@@ -51,8 +51,10 @@ type UpgradePlanSpec struct {
 	AutoRollback *bool `json:"autoRollback,omitempty"`
 	// ServiceAccountName is the ServiceAccount, in the plan's namespace,
 	// whose rights the controller runs the plan with (it impersonates
-	// it), as Flux's spec.serviceAccountName. The CLI accepts it and runs
-	// with the credentials it is given.
+	// it), as Flux's spec.serviceAccountName. Empty: the namespace's
+	// "default" ServiceAccount, so a plan never borrows the controller's
+	// own rights. The CLI accepts it and runs with the credentials it is
+	// given.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`

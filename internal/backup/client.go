@@ -57,22 +57,30 @@ type Client struct {
 // New builds a Client whose backup Secrets live in namespace (created on
 // the first Save if missing).
 func New(cfg *rest.Config, namespace string) (*Client, error) {
+	return NewSplit(cfg, cfg, namespace)
+}
+
+// NewSplit builds a Client that keeps backup Secrets with store's
+// credentials and reads and restores the backed-up objects with target's:
+// a controller keeps backups with its own rights while a plan's objects
+// are read as the plan's ServiceAccount.
+func NewSplit(store, target *rest.Config, namespace string) (*Client, error) {
 	if namespace == "" {
 		return nil, errors.New("backup namespace is required")
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(store)
 	if err != nil {
 		return nil, fmt.Errorf("clientset: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("dynamic client: %w", err)
-	}
-	md, err := metadata.NewForConfig(cfg)
+	md, err := metadata.NewForConfig(store)
 	if err != nil {
 		return nil, fmt.Errorf("metadata client: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	dyn, err := dynamic.NewForConfig(target)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(target)
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}

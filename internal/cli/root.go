@@ -43,7 +43,7 @@ func NewRootCommand() *cobra.Command {
 	kf := addKubeFlags(root)
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
 		newApplyCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
-		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf))
+		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf), newControllerCommand(kf))
 	return root
 }
 

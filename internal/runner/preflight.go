@@ -207,7 +207,7 @@ func (pf *preflight) namespace(ctx context.Context, path *field.Path, ns string)
 	if pf.namespaces[ns] {
 		return
 	}
-	_, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	_, err := pf.s.planCS.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		pf.namespaces[ns] = true
@@ -235,7 +235,7 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 	pf.workloadReads(gvk, s.Namespace, what)
 	obj, err := pf.s.deps.Dynamic.Resource(gvr).Namespace(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		_, nerr := pf.s.cs.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
+		_, nerr := pf.s.planCS.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(nerr) && !pf.namespaces[s.Namespace]:
 			pf.errs = append(pf.errs, field.NotFound(path.Child("namespace"), s.Namespace+": the namespace does not exist"))
@@ -307,8 +307,13 @@ func (pf *preflight) need(verb string, gvr schema.GroupVersionResource, ns, what
 }
 
 // runNeeds are the writes every run makes: its record and backups
-// (Secrets), its lease, and its namespace when missing.
+// (Secrets), its lease, and its namespace when missing. A plan that acts
+// as another identity (Options.PlanConfig) does not make them: its driver
+// does, with rights of its own that are its installer's to grant.
 func (pf *preflight) runNeeds(ctx context.Context) {
+	if pf.s.opts.PlanConfig != nil {
+		return
+	}
 	ns := pf.s.opts.Namespace
 	if _, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", "creating namespace "+ns+" for runs and backups")

@@ -123,7 +123,7 @@ func (pf *preflight) rulesReviews(ctx context.Context, keys []accessKey) map[str
 	for i, ns := range namespaces {
 		g.Go(func() error {
 			review := &authv1.SelfSubjectRulesReview{Spec: authv1.SelfSubjectRulesReviewSpec{Namespace: ns}}
-			res, err := pf.s.cs.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, review, metav1.CreateOptions{})
+			res, err := pf.s.planCS.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, review, metav1.CreateOptions{})
 			if err != nil {
 				return nil // incomplete: the access reviews ask again and report
 			}
@@ -172,7 +172,7 @@ func (pf *preflight) accessReviews(ctx context.Context, keys []accessKey, at []i
 			review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
 				Verb: k.verb, Group: k.gvr.Group, Resource: resName, Subresource: sub, Namespace: k.namespace,
 			}}}
-			res, err := pf.s.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			res, err := pf.s.planCS.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 			errs[i] = err
 			allowed[i] = err == nil && res.Status.Allowed
 			return nil

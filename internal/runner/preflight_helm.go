@@ -20,7 +20,7 @@ import (
 // the chart renders.
 func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v1alpha1.HelmStep) {
 	what := fmt.Sprintf("%s (release %s/%s)", p, h.Namespace, h.Release)
-	_, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{})
+	_, err := pf.s.planCS.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err) && !pf.namespaces[h.Namespace]:
 		if !h.CreateNamespace {

@@ -35,7 +35,7 @@ func (pf *preflight) recreate(ctx context.Context, p *field.Path, r *v1alpha1.Re
 	what := fmt.Sprintf("%s (%ss in %s)", p, strings.ToLower(r.Kind), r.Namespace)
 	if strings.Contains(r.Namespace, "*") {
 		pf.need("list", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", what)
-		list, err := pf.s.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		list, err := pf.s.planCS.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			// A forbidden list is reported by the access check; any other
 			// failure leaves the pattern unresolved, and a check that

@@ -50,6 +50,12 @@ type Options struct {
 	// NoWait stops a run at an approval or a pause (exit 4) instead of
 	// waiting; apply resumes it.
 	NoWait bool
+	// PlanConfig, when set, is who the plan acts as: its steps, gates,
+	// the reads of its backups and its preflight (the controller
+	// impersonates the plan's spec.serviceAccountName). The record, the
+	// backups' Secrets and the lease are still written with Open's
+	// config, the driver's own. Unset: the plan acts with Open's config.
+	PlanConfig *rest.Config
 }
 
 func (o *Options) defaults() {
@@ -75,8 +81,10 @@ func (o *Options) defaults() {
 
 // Session drives runs on one cluster.
 type Session struct {
-	opts    Options
-	cs      kubernetes.Interface
+	opts Options
+	cs   kubernetes.Interface // the driver's: record, lease
+	// planCS is who the plan acts as (Options.PlanConfig); cs when unset.
+	planCS  kubernetes.Interface
 	store   *runstore.Store
 	backups *backup.Client
 	deps    *clients.Set
@@ -91,21 +99,31 @@ type Session struct {
 func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	opts.defaults()
 	cfg = withStepWriteFailpoint(cfg, opts.Namespace)
+	planCfg := cfg
+	if opts.PlanConfig != nil {
+		planCfg = withStepWriteFailpoint(opts.PlanConfig, opts.Namespace)
+	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
+	planCS := cs
+	if opts.PlanConfig != nil {
+		if planCS, err = kubernetes.NewForConfig(planCfg); err != nil {
+			return nil, err
+		}
+	}
 	fence := lease.NewFence()
-	deps, err := clients.New(fence.Guard(cfg))
+	deps, err := clients.New(fence.Guard(planCfg))
 	if err != nil {
 		return nil, err
 	}
-	b, err := backup.New(fence.Guard(cfg), opts.Namespace)
+	b, err := backup.NewSplit(fence.Guard(cfg), fence.Guard(planCfg), opts.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	b.AfterChunkWritten = backupFailpoint()
-	return &Session{opts: opts, cs: cs, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps, fence: fence}, nil
+	return &Session{opts: opts, cs: cs, planCS: planCS, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps, fence: fence}, nil
 }
 
 // Store gives read access to saved runs (status, history).

@@ -1,0 +1,45 @@
+package v1alpha1
+
+// Kind names what a step does by its field name in the plan ("crds",
+// "helm", ...), "" when no kind is set (validation refuses that).
+func (s Step) Kind() string {
+	switch {
+	case s.CRDs != nil:
+		return "crds"
+	case s.Manifests != nil:
+		return "manifests"
+	case s.Image != nil:
+		return "image"
+	case s.Helm != nil:
+		return "helm"
+	case s.Job != nil:
+		return "job"
+	case s.Recreate != nil:
+		return "recreate"
+	case s.Approval != nil:
+		return "approval"
+	case s.Pause != nil:
+		return "pause"
+	}
+	return ""
+}
+
+// Kind names what a gate checks by its field name in the plan ("ready",
+// "http", ...), "" when no kind is set.
+func (g Gate) Kind() string {
+	switch {
+	case g.Ready != nil:
+		return "ready"
+	case g.HTTP != nil:
+		return "http"
+	case g.PodsRunning != nil:
+		return "podsRunning"
+	case g.PVCsBound != nil:
+		return "pvcsBound"
+	case g.NodesReady != nil:
+		return "nodesReady"
+	case g.Soak != nil:
+		return "soak"
+	}
+	return ""
+}

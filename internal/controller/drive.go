@@ -1,0 +1,139 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/metrics"
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// startDrive moves the plan's run in a goroutine of its own, as the CLI's
+// apply, retry or rollback would, and wakes the plan's reconcile after
+// every saved transition and when it ends.
+func (r *Reconciler) startDrive(p *v1alpha1.UpgradePlan, act Act, run *v1alpha1.UpgradeRun) {
+	key := client.ObjectKeyFromObject(p)
+	ctx, cancel := context.WithCancel(r.base)
+	d := &drive{act: act, cancel: cancel, done: make(chan struct{}), run: run}
+	if !r.drives.add(key, d) {
+		cancel()
+		return
+	}
+	p = p.DeepCopy()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(d.done)
+		r.drive(ctx, d, p)
+		r.drives.remove(key, d)
+		cancel()
+		r.wakeUp(p, true)
+	}()
+}
+
+// drive runs one act to its end and records a start that could not begin.
+func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePlan) {
+	key := client.ObjectKeyFromObject(p)
+	log := r.log.WithValues("upgradeplan", key.String(), "act", d.act)
+	block := func(reason, msg string) {
+		msg = redact.Text(msg)
+		log.Info("run blocked", "reason", reason, "message", msg)
+		r.drives.block(key, Blocked{Generation: p.Generation, At: time.Now(), Reason: reason, Message: msg})
+	}
+	before := v1alpha1.RunPending
+	if run := d.lastRun(); run != nil {
+		before = phaseOf(run)
+	}
+	opts := r.runner
+	opts.PlanConfig = planConfig(r.config, p)
+	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
+	opts.Observe = func(e engine.Event) {
+		for _, n := range NotesFor(e, before) {
+			r.recorder.Event(p, n.Type, n.Reason, n.Message)
+		}
+		before = phaseOf(e.Run)
+		metrics.Observe(e)
+		d.setRun(e.Run.DeepCopy())
+		r.wakeUp(p, false)
+	}
+	sess, err := runner.Open(r.config, opts)
+	if err != nil {
+		block(v1alpha1.ReasonUnavailable, err.Error())
+		return
+	}
+	var out *runner.Outcome
+	switch d.act {
+	case Apply, ApplyRetry:
+		resolved, reason, msg := r.resolve(ctx, sess, p)
+		if reason != "" {
+			block(reason, msg)
+			return
+		}
+		out, err = sess.Apply(ctx, resolved, d.act == ApplyRetry)
+	case RetryStep:
+		out, err = sess.Retry(ctx, p.Name)
+	case Rollback:
+		out, err = sess.Rollback(ctx, p.Name)
+	}
+	switch {
+	case ctx.Err() != nil:
+		// Suspended, deleted or the controller stopping: the runner saved
+		// the run as interrupted; the next drive resumes it.
+	case errors.Is(err, lease.ErrHeld):
+		block(v1alpha1.ReasonQueued, "another process drives a run on this cluster: "+err.Error())
+	case errors.Is(err, runner.ErrRefused) && out != nil && out.Decision.Next == engine.FinishRun:
+		block(v1alpha1.ReasonQueued, out.Decision.Reason)
+	case errors.Is(err, runner.ErrRefused):
+		block(v1alpha1.ReasonRefused, err.Error())
+	case err != nil:
+		block(v1alpha1.ReasonUnavailable, err.Error())
+	case out.Stopped != nil && !errors.Is(out.Stopped, runner.ErrAborted) && !errors.Is(out.Stopped, runner.ErrInterrupted):
+		// The API server went away or the lease was lost mid-run: the
+		// run stays as last saved and is resumed after a backoff.
+		d.setRun(out.Run)
+		block(v1alpha1.ReasonUnavailable, out.Stopped.Error())
+	default:
+		r.drives.unblock(key)
+		if out.Run != nil {
+			d.setRun(out.Run)
+		}
+	}
+}
+
+// resolve validates the plan for the cluster, reads its sources and runs
+// the preflight as the plan's ServiceAccount. A problem comes back as a
+// reason and a message naming the fields.
+func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alpha1.UpgradePlan) (*runner.Resolved, string, string) {
+	cp := p.DeepCopy()
+	cp.APIVersion, cp.Kind = v1alpha1.APIVersion, v1alpha1.PlanKind
+	if errs := plan.ValidateInCluster(cp); len(errs) > 0 {
+		return nil, v1alpha1.ReasonInvalid, problems(errs.ToAggregate().Errors())
+	}
+	resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: cp})
+	if err != nil {
+		// A URL that does not answer now may later: tried again.
+		return nil, v1alpha1.ReasonUnavailable, "read the plan's sources: " + err.Error()
+	}
+	if errs := sess.Preflight(ctx, resolved); len(errs) > 0 {
+		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s (ServiceAccount %s): %s; nothing was changed", userOf(p), serviceAccountOf(p), problems(errs.ToAggregate().Errors()))
+	}
+	return resolved, "", ""
+}
+
+func problems(errs []error) string {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}

@@ -1,0 +1,173 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/metrics"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// Options configure the controller process (`upshift controller` flags).
+type Options struct {
+	// Namespace keeps runs, backups and the run lease (the CLI's
+	// upshift-system by default), and the leader-election lease.
+	Namespace string
+	// MetricsAddr serves /metrics over HTTPS to callers allowed `get` on
+	// it (a TokenReview and a SubjectAccessReview per scrape); "0" turns
+	// it off.
+	MetricsAddr string
+	// MetricsCertDir holds tls.crt and tls.key; empty: a self-signed
+	// certificate made at start.
+	MetricsCertDir string
+	// ProbeAddr serves /healthz and /readyz (plain HTTP: kubelet probes
+	// carry no data); "0" turns it off.
+	ProbeAddr string
+	// LeaderElection lets one of several replicas act.
+	LeaderElection bool
+	// LeaderElectionID names the leader-election Lease.
+	LeaderElectionID string
+	// Lease timings of the leader election; zero takes client-go's
+	// defaults (15s, 10s, 2s).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// WatchNamespaces limits the plans reconciled to these namespaces;
+	// empty: every namespace.
+	WatchNamespaces []string
+	// SyncPeriod re-lists every plan this often, so a plan whose run
+	// changed outside the controller (the CLI) is looked at again.
+	SyncPeriod time.Duration
+	// Runner are the session options of every drive (run lease timing,
+	// kept runs).
+	Runner runner.Options
+}
+
+// DefaultLeaderElectionID names the leader-election Lease.
+const DefaultLeaderElectionID = "upshift-controller"
+
+// Scheme knows the types the controller reads and writes.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs the controller until ctx ends.
+func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) error {
+	if o.Namespace == "" {
+		o.Namespace = runner.DefaultNamespace
+	}
+	if o.LeaderElectionID == "" {
+		o.LeaderElectionID = DefaultLeaderElectionID
+	}
+	scheme, err := Scheme()
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(log)
+	metrics.Register(ctrlmetrics.Registry)
+	mo := ctrl.Options{
+		Scheme: scheme,
+		Logger: log,
+		Metrics: metricsserver.Options{
+			BindAddress:    o.MetricsAddr,
+			SecureServing:  true,
+			CertDir:        o.MetricsCertDir,
+			FilterProvider: filters.WithAuthenticationAndAuthorization,
+		},
+		HealthProbeBindAddress:        o.ProbeAddr,
+		LeaderElection:                o.LeaderElection,
+		LeaderElectionID:              o.LeaderElectionID,
+		LeaderElectionNamespace:       o.Namespace,
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cache.Options{},
+	}
+	if len(o.WatchNamespaces) > 0 {
+		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range o.WatchNamespaces {
+			mo.Cache.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	if o.SyncPeriod > 0 {
+		mo.Cache.SyncPeriod = &o.SyncPeriod
+	}
+	if o.LeaseDuration > 0 {
+		mo.LeaseDuration = &o.LeaseDuration
+	}
+	if o.RenewDeadline > 0 {
+		mo.RenewDeadline = &o.RenewDeadline
+	}
+	if o.RetryPeriod > 0 {
+		mo.RetryPeriod = &o.RetryPeriod
+	}
+	mgr, err := ctrl.NewManager(cfg, mo)
+	if err != nil {
+		return fmt.Errorf("start the controller manager: %w", err)
+	}
+	o.Runner.Namespace = o.Namespace
+	r, err := NewReconciler(mgr.GetClient(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("drive"), o.Runner)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(r); err != nil {
+		return err
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("upgradeplan").
+		For(&v1alpha1.UpgradePlan{}, builder.WithPredicates(planChanges())).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up the UpgradePlan controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// Reconciles follow what people change (the spec, the action
+// annotations) and the periodic re-list, not the controller's own status
+// writes, which would only wake it for nothing.
+func planChanges() predicate.Predicate {
+	return predicate.Or(
+		predicate.GenerationChangedPredicate{},
+		predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{
+			UpdateFunc: func(e event.UpdateEvent) bool {
+				// A re-list delivers the object unchanged.
+				return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion()
+			},
+			CreateFunc:  func(event.CreateEvent) bool { return false },
+			DeleteFunc:  func(event.DeleteEvent) bool { return false },
+			GenericFunc: func(event.GenericEvent) bool { return false },
+		},
+	)
+}

@@ -1,0 +1,214 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/metrics"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+// Reconciler reconciles UpgradePlans. It is also a manager Runnable, so
+// a stopping manager interrupts its drives and waits until each has saved
+// where it stopped.
+type Reconciler struct {
+	client   client.Client
+	config   *rest.Config // the controller's own identity
+	recorder record.EventRecorder
+	log      logr.Logger
+	// runner holds the session options every drive starts from: the runs
+	// namespace and the lease's timing.
+	runner runner.Options
+	// session is the controller's own: it reads records and writes the
+	// approvals and abort requests that need no lease of their own.
+	session *runner.Session
+
+	drives *drives
+	wake   chan event.GenericEvent
+	base   context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewReconciler builds a Reconciler over the manager's client.
+func NewReconciler(c client.Client, cfg *rest.Config, rec record.EventRecorder, log logr.Logger, opts runner.Options) (*Reconciler, error) {
+	opts.NoWait = false // a drive waits at approvals and pauses; annotations approve
+	sess, err := runner.Open(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Reconciler{client: c, config: cfg, recorder: rec, log: log, runner: opts, session: sess,
+		drives: newDrives(), wake: make(chan event.GenericEvent, 256), base: base, stop: stop}, nil
+}
+
+// Start waits for the manager to stop, then interrupts the drives and
+// waits for them to save.
+func (r *Reconciler) Start(ctx context.Context) error {
+	<-ctx.Done()
+	r.stop()
+	r.wg.Wait()
+	return nil
+}
+
+// NeedLeaderElection: only the leader drives runs.
+func (r *Reconciler) NeedLeaderElection() bool { return true }
+
+// Reconcile observes a plan, decides (Decide), acts and writes its status
+// (Project).
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	key := req.NamespacedName
+	plan := &v1alpha1.UpgradePlan{}
+	if err := r.client.Get(ctx, key, plan); err != nil {
+		if apierrors.IsNotFound(err) {
+			// A deleted plan's run stays saved where it stopped: the
+			// history is the cluster's, and the plan applied again resumes.
+			r.drives.stop(key)
+			r.drives.unblock(key)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	run, err := r.runOf(ctx, key, plan.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	dec := Decide(Observed{
+		Generation:         plan.Generation,
+		ObservedGeneration: plan.Status.ObservedGeneration,
+		Suspend:            plan.Spec.Suspend,
+		Run:                run,
+		Driving:            r.drives.get(key) != nil,
+		Blocked:            r.blockedOf(key, plan),
+		Requests:           PendingRequests(plan.Annotations, plan.Status.HandledActions),
+		Now:                time.Now(),
+	})
+	log.V(1).Info("decided", "act", dec.Act, "why", dec.Why)
+
+	refusal := dec.Refusal
+	switch dec.Act {
+	case Stop:
+		r.drives.stop(key)
+	case Approve:
+		refusal = r.approve(ctx, run.Name, dec.Step)
+	case Abort:
+		refusal = r.abort(ctx, run.Name)
+	case Apply, ApplyRetry, RetryStep, Rollback:
+		r.startDrive(plan, dec.Act, run)
+	}
+	if dec.Act == Stop || dec.Act == Approve || dec.Act == Abort {
+		if run, err = r.runOf(ctx, key, plan.Name); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+
+	status := plan.Status.DeepCopy()
+	if h := dec.Handles; h != nil {
+		if status.HandledActions == nil {
+			status.HandledActions = map[string]string{}
+		}
+		status.HandledActions[h.Annotation] = h.Value
+		if refusal != "" {
+			r.recorder.Event(plan, corev1.EventTypeWarning, ReasonActionRefused, clip(redact.Text(fmt.Sprintf("%s=%s: %s", h.Annotation, h.Value, refusal))))
+		} else {
+			r.recorder.Event(plan, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s", h.Annotation, h.Value))))
+		}
+	}
+	Project(status, plan.Generation, run, plan.Spec.Suspend, r.blockedOf(key, plan), metav1.Now())
+	if run != nil {
+		metrics.SetRun(run.Name, phaseOf(run))
+	}
+	if !equality.Semantic.DeepEqual(status, &plan.Status) {
+		patch := client.MergeFrom(plan.DeepCopy())
+		plan.Status = *status
+		if err := r.client.Status().Patch(ctx, plan, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("write the status of UpgradePlan %s: %w", key, err)
+		}
+	}
+	res := ctrl.Result{RequeueAfter: dec.RequeueAfter}
+	if dec.Handles != nil {
+		res.RequeueAfter = time.Millisecond // answer the next request, if any
+	}
+	return res, nil
+}
+
+// runOf is the plan's run: as the drive last saved it, else as stored;
+// nil when the plan never ran.
+func (r *Reconciler) runOf(ctx context.Context, key types.NamespacedName, name string) (*v1alpha1.UpgradeRun, error) {
+	if d := r.drives.get(key); d != nil {
+		if run := d.lastRun(); run != nil {
+			return run, nil
+		}
+	}
+	run, err := r.session.Store().Get(ctx, name)
+	if errors.Is(err, runstore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run %s: %w", name, err)
+	}
+	return run, nil
+}
+
+// blockedOf is the plan's blocked start: this process's record of it, or
+// the one its conditions keep from before a restart.
+func (r *Reconciler) blockedOf(key types.NamespacedName, plan *v1alpha1.UpgradePlan) *Blocked {
+	if b := r.drives.blockedOf(key); b != nil {
+		return b
+	}
+	return BlockedFromStatus(&plan.Status)
+}
+
+// approve records an approval in the run; it returns why not, or "".
+func (r *Reconciler) approve(ctx context.Context, run, step string) string {
+	if _, err := r.session.Approve(ctx, run, step); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// abort stops the run (asking this process's drive, if it drives it); it
+// returns why not, or "".
+func (r *Reconciler) abort(ctx context.Context, run string) string {
+	if _, err := r.session.Abort(ctx, run); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// wakeUp asks for a reconcile of the plan. A wake-up after a transition
+// never blocks the drive (when the queue of wake-ups is full, the one at
+// the drive's end still comes); the one at the end (must) waits for room.
+func (r *Reconciler) wakeUp(plan *v1alpha1.UpgradePlan, must bool) {
+	ev := event.GenericEvent{Object: plan}
+	if must {
+		select {
+		case r.wake <- ev:
+		case <-r.base.Done():
+		}
+		return
+	}
+	select {
+	case r.wake <- ev:
+	default:
+	}
+}

@@ -1,0 +1,349 @@
+// Package controller_test holds the controller's acceptance tests: the
+// real `upshift controller` process against the real local control plane,
+// driving UpgradePlan resources, judged by the plans' conditions and
+// events, the cluster's objects and the API server's audit log.
+//
+// The tests share one cluster. Each has its own namespace for its plan
+// and workloads and one for its runs, backups and leases, and starts its
+// controllers with --watch-namespaces and --namespace on those, so
+// controllers of parallel tests never see each other's plans.
+package controller_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/localcluster"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+var (
+	plansGVR = v1alpha1.GroupVersion.WithResource("upgradeplans")
+	crdGVR   = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+	installOnce sync.Once
+	installErr  error
+	buildOnce   sync.Once
+	binPath     string
+	buildErr    error
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// env is one test's share of the cluster.
+type env struct {
+	t    *testing.T
+	c    *localcluster.Cluster
+	cfg  *rest.Config
+	cs   kubernetes.Interface
+	dyn  dynamic.Interface
+	ctx  context.Context
+	ns   string // the plan's namespace: its workloads and ServiceAccount
+	runs string // the controller's namespace: runs, backups, leases
+	bin  string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	testenv.SkipIfShort(t)
+	c := testenv.Cluster(t)
+	cfg := c.RESTConfig()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	installOnce.Do(func() { installErr = installCRDs(ctx, cfg, dyn) })
+	if installErr != nil {
+		t.Fatalf("install the CRDs: %v", installErr)
+	}
+	buildOnce.Do(build)
+	if buildErr != nil {
+		t.Fatalf("build upshift: %v", buildErr)
+	}
+	return &env{t: t, c: c, cfg: cfg, cs: cs, dyn: dyn, ctx: ctx, bin: binPath,
+		ns: testenv.Namespace(t, ctx, cs, "ctl"), runs: testenv.Namespace(t, ctx, cs, "ctl-runs")}
+}
+
+func build() {
+	dir, err := os.MkdirTemp("", "upshift-bin-")
+	if err != nil {
+		buildErr = err
+		return
+	}
+	binPath = filepath.Join(dir, "upshift")
+	cmd := exec.Command("go", "build", "-o", binPath, "./cmd/upshift")
+	cmd.Dir = repoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		buildErr = errors.New(string(out))
+	}
+}
+
+// installCRDs applies config/crd/bases server-side and waits until each
+// CRD is Established.
+func installCRDs(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface) error {
+	files, err := filepath.Glob(filepath.Join(repoRoot(), "config", "crd", "bases", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no CRDs in config/crd/bases (make generate): %v", err)
+	}
+	w, err := kube.NewWaiterForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(b, &u.Object); err != nil {
+			return err
+		}
+		data, err := u.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		force := true
+		if _, err := dyn.Resource(crdGVR).Patch(ctx, u.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: "upshift-e2e", Force: &force}); err != nil {
+			return err
+		}
+		if _, err := w.WaitCRDEstablished(ctx, u.GetName(), 30*time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// controllerProc is one `upshift controller` process.
+type controllerProc struct {
+	cmd         *exec.Cmd
+	out         *testenv.SyncBuffer
+	user        string
+	metricsAddr string
+	done        chan struct{}
+	err         error
+}
+
+// startController runs a controller as its own client-certificate user
+// (so the audit log tells its requests apart) on the test's namespaces.
+func (e *env) startController(user string, extraEnv []string, extraArgs ...string) *controllerProc {
+	e.t.Helper()
+	kc, err := e.c.UserKubeconfig(user, "system:masters")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := &controllerProc{out: &testenv.SyncBuffer{}, user: user, metricsAddr: freeAddr(e.t), done: make(chan struct{})}
+	args := append([]string{"controller", "--kubeconfig", kc,
+		"--namespace", e.runs, "--watch-namespaces", e.ns,
+		"--metrics-addr", p.metricsAddr, "--health-probe-addr", freeAddr(e.t),
+		"--lease-duration", "3s", "--lease-renew", "1s", "--debug"}, extraArgs...)
+	p.cmd = exec.Command(e.bin, args...)
+	p.cmd.Env = append(append(os.Environ(), "KUBECONFIG="), extraEnv...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	e.t.Cleanup(func() {
+		p.kill()
+		if e.t.Failed() {
+			e.t.Logf("controller %s output:\n%s", user, p.out.String())
+		}
+	})
+	return p
+}
+
+// kill SIGKILLs the process (if still running) and waits for it.
+func (p *controllerProc) kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// killedItself tells whether the process died of SIGKILL (a failpoint).
+func (p *controllerProc) killedItself(timeout time.Duration) bool {
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		return false
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && st.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	return false
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// createPlan creates the plan in the test's namespace.
+func (e *env) createPlan(p *v1alpha1.UpgradePlan) {
+	e.t.Helper()
+	p.APIVersion, p.Kind, p.Namespace = v1alpha1.APIVersion, v1alpha1.PlanKind, e.ns
+	m, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.dyn.Resource(plansGVR).Namespace(e.ns).Create(e.ctx, &unstructured.Unstructured{Object: m}, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+		e.t.Fatalf("create UpgradePlan %s: %v", p.Name, err)
+	}
+}
+
+func (e *env) getPlan(name string) *v1alpha1.UpgradePlan {
+	e.t.Helper()
+	u, err := e.dyn.Resource(plansGVR).Namespace(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("get UpgradePlan %s: %v", name, err)
+	}
+	p := &v1alpha1.UpgradePlan{}
+	if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, p); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// waitCondition waits until the plan's condition has the status (and,
+// when reason is set, the reason) at the plan's current generation.
+func (e *env) waitCondition(name, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *v1alpha1.UpgradePlan {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var p *v1alpha1.UpgradePlan
+	for time.Now().Before(deadline) {
+		p = e.getPlan(name)
+		c := meta.FindStatusCondition(p.Status.Conditions, typ)
+		if c != nil && c.Status == status && (reason == "" || c.Reason == reason) && p.Status.ObservedGeneration == p.Generation {
+			return p
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.t.Fatalf("UpgradePlan %s: condition %s is not %s %s after %s; status:\n%s", name, typ, status, reason, timeout, toYAML(p.Status))
+	return nil
+}
+
+// annotate sets an annotation on the plan, as `kubectl annotate --overwrite`.
+func (e *env) annotate(name, key, value string) {
+	e.t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
+	if _, err := e.dyn.Resource(plansGVR).Namespace(e.ns).Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		e.t.Fatalf("annotate %s %s=%s: %v", name, key, value, err)
+	}
+}
+
+// events lists the plan's events as "Type Reason: message".
+func (e *env) events(name string) []string {
+	e.t.Helper()
+	list, err := e.cs.CoreV1().Events(e.ns).List(e.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range list.Items {
+		out = append(out, ev.Type+" "+ev.Reason+": "+ev.Message)
+	}
+	return out
+}
+
+// kubectl runs the cluster's kubectl as the test's admin.
+func (e *env) kubectl(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.c.Binaries().Path("kubectl"), append([]string{"--kubeconfig", e.c.KubeconfigPath()}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// writesBy lists the audit log's writes by user in namespace ns (every
+// namespace when ns is ""), as "verb resource/name".
+func (e *env) writesBy(user, ns string) []string {
+	e.t.Helper()
+	events, err := e.c.ReadAudit()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range localcluster.ByUser(events, user) {
+		if !ev.IsWrite() || ev.DryRun() {
+			continue
+		}
+		if ns != "" && ev.ObjectRef.Namespace != ns {
+			continue
+		}
+		out = append(out, ev.Verb+" "+ev.Object())
+	}
+	return out
+}
+
+func toYAML(v any) string {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+func contains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+var _ = apierrors.IsNotFound
