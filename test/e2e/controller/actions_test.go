@@ -36,7 +36,9 @@ func TestActionsByAnnotation(t *testing.T) {
 
 	// A wrong step name is refused with an event; the right one approves.
 	e.annotate("web-2", v1alpha1.AnnotationApprove, "no-such-step")
-	waitFor(t, "a refusal event", func() bool { return contains(e.events("web-2"), "Warning ActionRefused: upshift.dev/approve=no-such-step") })
+	waitFor(t, "a refusal event", func() bool {
+		return contains(e.events("web-2"), "Warning ActionRefused: upshift.dev/approve=no-such-step")
+	})
 	e.annotate("web-2", v1alpha1.AnnotationApprove, "go-ahead")
 	p = e.waitCondition("web-2", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, 2*time.Minute)
 	if got := e.webImage(); got != "example.com/web:2.0" {
