@@ -2,10 +2,13 @@ package controller
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,7 +51,9 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 	block := func(reason, msg string) {
 		msg = redact.Text(msg)
 		log.Info("run blocked", "reason", reason, "message", msg)
-		r.drives.block(key, Blocked{Generation: p.Generation, At: time.Now(), Reason: reason, Message: msg})
+		if r.drives.block(key, Blocked{Generation: p.Generation, At: time.Now(), Reason: reason, Message: msg}) {
+			r.recorder.Event(p, corev1.EventTypeWarning, reason, clip(msg))
+		}
 	}
 	before := v1alpha1.RunPending
 	if run := d.lastRun(); run != nil {

@@ -87,15 +87,19 @@ func (ds *drives) blockedOf(k types.NamespacedName) *Blocked {
 }
 
 // block records a start that could not begin; attempts count up while
-// the generation stays the same.
-func (ds *drives) block(k types.NamespacedName, b Blocked) {
+// the generation and the reason stay the same. It tells whether this is
+// news (the first attempt, or another message): only news makes an event,
+// so a plan retried every few minutes does not flood its events.
+func (ds *drives) block(k types.NamespacedName, b Blocked) bool {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	b.Attempts = 1
-	if prev := ds.blocked[k]; prev != nil && prev.Generation == b.Generation && prev.Reason == b.Reason {
+	prev := ds.blocked[k]
+	if prev != nil && prev.Generation == b.Generation && prev.Reason == b.Reason {
 		b.Attempts = prev.Attempts + 1
 	}
 	ds.blocked[k] = &b
+	return prev == nil || prev.Generation != b.Generation || prev.Reason != b.Reason || prev.Message != b.Message
 }
 
 func (ds *drives) unblock(k types.NamespacedName) {

@@ -327,6 +327,18 @@ func (e *env) writesBy(user, ns string) []string {
 	return out
 }
 
+// changes drops the events from a list of writes: they record what
+// happened, they change nothing.
+func changes(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if !strings.Contains(w, " events ") && !strings.HasPrefix(w, "create events ") && !strings.HasPrefix(w, "patch events ") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func toYAML(v any) string {
 	b, err := yaml.Marshal(v)
 	if err != nil {

@@ -2,12 +2,14 @@ package controller_test
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -37,12 +39,7 @@ func TestKilledControllerResumes(t *testing.T) {
 		t.Errorf("web's image is %s, want example.com/web:2.0", got)
 	}
 	// The second process resumed the run: it did not start it over.
-	var resumerWrites []string
-	for _, w := range e.writesBy("ctl-resumer", e.ns) {
-		if !strings.Contains(w, "events/") {
-			resumerWrites = append(resumerWrites, w)
-		}
-	}
+	resumerWrites := changes(e.writesBy("ctl-resumer", e.ns))
 	if contains(resumerWrites, "configmaps "+e.ns+"/web-config") {
 		t.Errorf("the resuming controller wrote the config again (stage config was done before the kill): %v", resumerWrites)
 	}
@@ -83,5 +80,43 @@ func TestLeaderElectionLetsOneAct(t *testing.T) {
 	}
 	if acted != 1 {
 		t.Errorf("%d controllers wrote something besides the leader Lease, want exactly 1", acted)
+	}
+}
+
+// A controller stopped as Kubernetes stops a pod (SIGTERM) saves the run
+// where it was, lets go of the run's lease, and exits; the next
+// controller goes on without waiting for the lease to expire.
+func TestStoppedControllerHandsOver(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.installWeb()
+	e.grant("upgrader")
+	first := e.startController("ctl-stopped", nil)
+	e.createPlan(e.webPlan("web-2", "2.0", "2.0", "upgrader", true))
+	e.waitCondition("web-2", v1alpha1.ConditionWaitingForApproval, metav1.ConditionTrue, "", time.Minute)
+
+	if err := first.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-first.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the controller did not exit within 20s of SIGTERM:\n%s", first.out.String())
+	}
+	if first.err != nil {
+		t.Errorf("the controller exited with %v after SIGTERM, want 0", first.err)
+	}
+	if _, valid, err := lease.Holder(e.ctx, e.cs, e.runs, "upshift"); err != nil || valid {
+		t.Errorf("the run's lease is still held after SIGTERM (err %v)", err)
+	}
+
+	stopped := time.Now()
+	e.startController("ctl-successor", nil)
+	e.annotate("web-2", v1alpha1.AnnotationApprove, "go-ahead")
+	e.waitCondition("web-2", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, time.Minute)
+	// The run lease lasts 3s in these tests; the leader Lease 15s. Neither
+	// had to expire.
+	if took := time.Since(stopped); took > 12*time.Second {
+		t.Errorf("the successor took %s to finish the run: did it wait for a lease to expire?", took)
 	}
 }

@@ -27,11 +27,14 @@ func TestPlanWithoutRightsIsRefused(t *testing.T) {
 			t.Errorf("Stalled message does not say %q:\n%s", want, c.Message)
 		}
 	}
+	if !contains(e.events("web-2"), "Warning PreflightFailed: as system:serviceaccount:"+e.ns+":weak") {
+		t.Errorf("no PreflightFailed event naming the ServiceAccount: %v", e.events("web-2"))
+	}
 	if r := findCondition(p, v1alpha1.ConditionReady); r == nil || r.Reason != v1alpha1.ReasonPreflightFailed {
 		t.Errorf("Ready: %+v, want False PreflightFailed", r)
 	}
-	for _, w := range e.writesBy("ctl-rights", e.ns) {
-		if !strings.Contains(w, "events/") && !strings.Contains(w, "upgradeplans/") && !strings.Contains(w, "selfsubject") {
+	for _, w := range changes(e.writesBy("ctl-rights", e.ns)) {
+		if !strings.HasPrefix(w, "patch upgradeplans/status ") {
 			t.Errorf("the controller wrote %s for a refused plan", w)
 		}
 	}
