@@ -130,7 +130,7 @@ func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alp
 		return nil, v1alpha1.ReasonUnavailable, "read the plan's sources: " + err.Error()
 	}
 	if errs := sess.Preflight(ctx, resolved); len(errs) > 0 {
-		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s (ServiceAccount %s): %s; nothing was changed", userOf(p), serviceAccountOf(p), problems(errs.ToAggregate().Errors()))
+		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %s; nothing was changed", userOf(p), problems(errs.ToAggregate().Errors()))
 	}
 	return resolved, "", ""
 }
