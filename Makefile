@@ -41,10 +41,13 @@ check-leaks:
 	if [ -n "$$left" ]; then echo "control-plane processes of test clusters are still running:"; echo "$$left"; exit 1; fi; \
 	echo "no test cluster process left behind"
 
-# Deepcopy functions and CRDs from the kubebuilder markers in api/. Commit
-# the result: a test fails when it differs from a fresh generation.
+# Deepcopy functions and CRDs from the kubebuilder markers in api/, and
+# the same CRDs in the Helm chart. Commit the result: tests fail when it
+# differs from a fresh generation, or the chart's CRDs from config's.
 generate:
 	$(CONTROLLER_GEN) object crd paths=./api/... output:crd:dir=config/crd/bases
+	rm -f charts/upshift/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/upshift/crds/
 
 # Fetch and build the pinned controller-gen, so the generated-files test
 # (which runs it without network) finds it in the module cache.
