@@ -104,3 +104,20 @@ func TestChartRefusesReplicasWithoutLeaderElection(t *testing.T) {
 		t.Errorf("2 replicas without leader election: %v; want a refusal naming leaderElection.enabled", err)
 	}
 }
+
+// values.schema.json refuses a misspelt or mistyped value, naming it.
+func TestChartRefusesUnknownValues(t *testing.T) {
+	for name, tc := range map[string]struct {
+		vals map[string]any
+		want string
+	}{
+		"misspelt": {values("replica", int64(2)), "replica"},
+		"mistyped": {values("serviceMonitor.enabled", "yes"), "/serviceMonitor/enabled"},
+		"bad port": {values("metrics.port", int64(0)), "/metrics/port"},
+	} {
+		_, err := install.RenderChart(chartDir, release, namespace, tc.vals)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want a refusal naming %s", name, err, tc.want)
+		}
+	}
+}
