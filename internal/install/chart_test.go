@@ -121,3 +121,25 @@ func TestChartRefusesUnknownValues(t *testing.T) {
 		}
 	}
 }
+
+// config/prometheus's ServiceMonitor scrapes config/default's metrics
+// Service over HTTPS.
+func TestKustomizeServiceMonitor(t *testing.T) {
+	sms := install.Find(buildKustomize(t, filepath.Join(repoRoot, "config", "prometheus")), "ServiceMonitor")
+	if len(sms) != 1 {
+		t.Fatalf("config/prometheus holds %d ServiceMonitors, want 1", len(sms))
+	}
+	svcs := install.Find(buildKustomize(t, defaultDir), "Service")
+	if len(svcs) != 1 {
+		t.Fatalf("config/default holds %d Services, want the metrics Service", len(svcs))
+	}
+	sel, _, _ := unstructuredMap(sms[0].Object, "spec", "selector", "matchLabels")
+	if !selects(sel, svcs[0].GetLabels()) || sms[0].GetNamespace() != svcs[0].GetNamespace() {
+		t.Errorf("the ServiceMonitor (selector %v, namespace %s) does not select Service %s/%s (labels %v)",
+			sel, sms[0].GetNamespace(), svcs[0].GetNamespace(), svcs[0].GetName(), svcs[0].GetLabels())
+	}
+	ep, _, _ := unstructuredSlice(sms[0].Object, "spec", "endpoints")
+	if len(ep) != 1 || ep[0].(map[string]any)["port"] != "https" || ep[0].(map[string]any)["scheme"] != "https" {
+		t.Errorf("endpoints %v, want port https over https", ep)
+	}
+}

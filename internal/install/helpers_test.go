@@ -48,3 +48,7 @@ func selects(selector, labels map[string]string) bool {
 	}
 	return len(selector) > 0
 }
+
+func unstructuredSlice(obj map[string]any, path ...string) ([]any, bool, error) {
+	return unstructured.NestedSlice(obj, path...)
+}
