@@ -19,14 +19,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -355,7 +353,3 @@ func contains(list []string, sub string) bool {
 	}
 	return false
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-var _ = apierrors.IsNotFound
