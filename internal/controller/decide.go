@@ -123,8 +123,9 @@ const (
 //     a drive stopped by a restart or a suspend): apply, which resumes it.
 //     A run that failed, was aborted or whose rollback failed waits for
 //     an operator's request, as with the CLI.
-//  6. A plan edited since it was last reconciled: apply, which either
-//     finds nothing to do or refuses a finished run's changed content.
+//  6. A finished run's plan edited since it was last reconciled: apply,
+//     which either finds nothing to do or refuses the changed content.
+//     (An edit is no request: a stopped run still waits, rule 5.)
 //  7. Otherwise wait: the run is finished, or stopped for an operator.
 func Decide(o Observed) Decision {
 	for _, req := range o.Requests {
@@ -154,7 +155,7 @@ func Decide(o Observed) Decision {
 		return Decision{Act: Apply, Why: "no run yet"}
 	case moving(o.Run):
 		return Decision{Act: Apply, Why: fmt.Sprintf("run %s is %s", o.Run.Name, phaseOf(o.Run))}
-	case o.Generation != o.ObservedGeneration:
+	case o.Generation != o.ObservedGeneration && o.Run.Status.Phase.Finished():
 		return Decision{Act: Apply, Why: fmt.Sprintf("the plan changed (generation %d, last reconciled %d)", o.Generation, o.ObservedGeneration)}
 	}
 	return Decision{Act: Wait, Why: fmt.Sprintf("run %s is %s", o.Run.Name, phaseOf(o.Run))}

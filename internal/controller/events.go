@@ -53,7 +53,9 @@ func NotesFor(e engine.Event, before v1alpha1.RunPhase) []Note {
 	}
 	stage := r.Status.Stages[a.Stage]
 	if e.Begin {
-		if before == v1alpha1.RunPending || before == "" {
+		// A run's first Begin, or that of a rolled-back run started over
+		// (only a new attempt leaves RolledBack for Running).
+		if before == v1alpha1.RunPending || before == "" || before == v1alpha1.RunRolledBack && r.Status.Phase == v1alpha1.RunRunning {
 			add(corev1.EventTypeNormal, ReasonRunStarted, fmt.Sprintf("run %s started (attempt %d): %d stages to version %s", r.Name, max(r.Status.Attempt, 1), len(r.Status.Stages), r.Spec.Plan.Version))
 		}
 		if a.Kind == engine.RunStep && a.Index < len(stage.Steps) && waitsForApproval(r, a.Stage, a.Index) {
@@ -64,9 +66,6 @@ func NotesFor(e engine.Event, before v1alpha1.RunPhase) []Note {
 	switch {
 	case e.Outcome.OK && a.Kind == engine.Restore:
 		add(corev1.EventTypeNormal, ReasonStageRestored, fmt.Sprintf("stage %s restored from its backup and verified", stage.Name))
-	case e.Outcome.OK && a.Kind != engine.Backup && stage.Phase == v1alpha1.PhaseSucceeded:
-		// Only the stage's last step or gate completes it.
-		add(corev1.EventTypeNormal, ReasonStageSucceeded, fmt.Sprintf("stage %s succeeded", stage.Name))
 	case !e.Outcome.OK:
 		reason, what := ReasonStepFailed, ""
 		switch a.Kind {
@@ -80,6 +79,11 @@ func NotesFor(e engine.Event, before v1alpha1.RunPhase) []Note {
 			reason, what = ReasonRestoreFailed, "rollback"
 		}
 		add(corev1.EventTypeWarning, reason, fmt.Sprintf("stage %s: %s failed: %s", stage.Name, what, e.Outcome.Message))
+	}
+	if (a.Kind == engine.RunStep || a.Kind == engine.CheckGate) && stage.Phase == v1alpha1.PhaseSucceeded {
+		// Only the stage's last step or gate completes it (also a gate of
+		// warning severity that failed: the stage goes on).
+		add(corev1.EventTypeNormal, ReasonStageSucceeded, fmt.Sprintf("stage %s succeeded", stage.Name))
 	}
 	if r.Status.Phase != before && r.Status.Phase != v1alpha1.RunRunning {
 		typ := corev1.EventTypeNormal
