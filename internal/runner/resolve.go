@@ -99,14 +99,14 @@ func Resolve(ctx context.Context, l *plan.Loaded) (*Resolved, error) {
 				continue
 			}
 			path := SourcePath(i, j, s)
-			b, err := source.Read(ctx, src, l.BaseDir)
+			b, err := source.Read(ctx, src, source.Env{BaseDir: l.BaseDir})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			sources[path] = b
 			if s.Job != nil && s.Job.RollbackJob != nil {
 				rp := RollbackJobPath(i, j)
-				b, err := source.Read(ctx, *s.Job.RollbackJob, l.BaseDir)
+				b, err := source.Read(ctx, *s.Job.RollbackJob, source.Env{BaseDir: l.BaseDir})
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", rp, err)
 				}
