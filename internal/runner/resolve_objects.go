@@ -1,7 +1,6 @@
 package runner
 
 import (
-
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
@@ -43,4 +42,3 @@ func secretSources(p *v1alpha1.UpgradePlan) map[string]bool {
 	}
 	return out
 }
-
