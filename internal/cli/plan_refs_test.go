@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
 const refsPlan = `apiVersion: upshift.dev/v1alpha1
@@ -49,6 +51,28 @@ func TestPlanWithoutAClusterNamesTheFieldsThatNeedOne(t *testing.T) {
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// The preview names ConfigMap and Secret sources and valuesFrom by name
+// and key, never by content.
+func TestDescribeObjectSources(t *testing.T) {
+	for _, tt := range []struct {
+		step v1alpha1.Step
+		want string
+	}{
+		{v1alpha1.Step{Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{ConfigMap: &v1alpha1.ObjectKeyRef{Name: "web-manifests"}}}},
+			"apply manifests from configMap web-manifests"},
+		{v1alpha1.Step{Job: &v1alpha1.JobStep{Source: v1alpha1.Source{Secret: &v1alpha1.ObjectKeyRef{Name: "migrate", Key: "up.yaml"}},
+			RollbackJob: &v1alpha1.Source{Secret: &v1alpha1.ObjectKeyRef{Name: "migrate", Key: "down.yaml"}}}},
+			"run the Job in secret migrate/up.yaml (on rollback: secret migrate/down.yaml)"},
+		{v1alpha1.Step{Helm: &v1alpha1.HelmStep{Release: "addon", Namespace: "shop", Chart: "addon",
+			ValuesFrom: []v1alpha1.ValuesReference{{Kind: "ConfigMap", Name: "addon-values"}, {Kind: "Secret", Name: "addon-db", ValuesKey: "prod.yaml", Optional: true}}}},
+			"install or upgrade Helm release shop/addon from addon, values from configMap addon-values/values.yaml, secret addon-db/prod.yaml (optional)"},
+	} {
+		if got := describeStep(tt.step); got != tt.want {
+			t.Errorf("describeStep = %q\nwant           %q", got, tt.want)
 		}
 	}
 }
