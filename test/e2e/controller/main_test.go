@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -343,7 +342,5 @@ func contains(list []string, sub string) bool {
 	}
 	return false
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 var _ = apierrors.IsNotFound
