@@ -132,10 +132,10 @@ type Step struct {
 	Pause *PauseStep `json:"pause,omitempty"`
 }
 
-// Source locates manifests: exactly one of Path, URL or Inline. An empty
-// string counts as unset, as it does for the CLI.
+// Source locates manifests: exactly one of Path, URL, Inline, ConfigMap or
+// Secret. An empty string counts as unset, as it does for the CLI.
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.path) && size(self.path) > 0, has(self.url) && size(self.url) > 0, has(self.inline) && size(self.inline) > 0].filter(set, set).size() == 1`,message="set exactly one of path, url or inline"
+// +kubebuilder:validation:XValidation:rule=`[has(self.path) && size(self.path) > 0, has(self.url) && size(self.url) > 0, has(self.inline) && size(self.inline) > 0, has(self.configMap), has(self.secret)].filter(set, set).size() == 1`,message="set exactly one of path, url, inline, configMap or secret"
 // +kubebuilder:validation:XValidation:rule=`!(has(self.caFile) && size(self.caFile) > 0 && has(self.insecureSkipVerify) && self.insecureSkipVerify)`,message="set caFile or insecureSkipVerify, not both: caFile verifies the server with that CA, insecureSkipVerify does not verify it at all"
 // +kubebuilder:validation:XValidation:rule=`(has(self.url) && size(self.url) > 0) || !((has(self.caFile) && size(self.caFile) > 0) || (has(self.insecureSkipVerify) && self.insecureSkipVerify))`,message="caFile and insecureSkipVerify apply to url only"
 type Source struct {
@@ -154,6 +154,30 @@ type Source struct {
 	// Inline is a YAML document stream.
 	// +optional
 	Inline string `json:"inline,omitempty"`
+	// ConfigMap is a ConfigMap in the plan's namespace (for the CLI, the
+	// plan file's metadata.namespace, else "default"), read when the run
+	// starts with the credentials the plan acts with: its key, or every
+	// key (data and binaryData) in key order, joined as a YAML stream.
+	// +optional
+	ConfigMap *ObjectKeyRef `json:"configMap,omitempty"`
+	// Secret is a Secret in the plan's namespace, read as ConfigMap is.
+	// +optional
+	Secret *ObjectKeyRef `json:"secret,omitempty"`
+}
+
+// ObjectKeyRef names a ConfigMap or a Secret in the plan's namespace and,
+// optionally, one of its keys.
+type ObjectKeyRef struct {
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+	// Key of the object's data. Empty: every key, in key order.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]*$`
+	// +optional
+	Key string `json:"key,omitempty"`
 }
 
 // CRDsStep server-side applies CustomResourceDefinitions and waits until
@@ -337,8 +361,8 @@ type HelmStep struct {
 	// (default: the latest).
 	// +optional
 	Version string `json:"version,omitempty"`
-	// Values are inline values, merged over ValuesFiles in order: a map,
-	// as in values.yaml.
+	// Values are inline values, merged over ValuesFiles and ValuesFrom:
+	// a map, as in values.yaml.
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
@@ -347,10 +371,41 @@ type HelmStep struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	ValuesFiles []string `json:"valuesFiles,omitempty"`
+	// ValuesFrom are values in ConfigMaps and Secrets of the plan's
+	// namespace, as Flux's HelmRelease spec.valuesFrom: merged in order
+	// over ValuesFiles, under Values. They are read when the run starts,
+	// with the credentials the plan acts with, and kept with the run.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	ValuesFrom []ValuesReference `json:"valuesFrom,omitempty"`
 	// CreateNamespace creates the release's namespace if missing.
 	// +optional
 	CreateNamespace bool `json:"createNamespace,omitempty"`
 }
+
+// ValuesReference is a key of a ConfigMap or a Secret that holds Helm
+// values (a YAML map), as in Flux's HelmRelease.
+type ValuesReference struct {
+	// Kind is ConfigMap or Secret.
+	// +kubebuilder:validation:Enum=ConfigMap;Secret
+	Kind string `json:"kind"`
+	// Name of the object, in the plan's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+	// ValuesKey is the key holding the values. Default values.yaml.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]*$`
+	// +optional
+	ValuesKey string `json:"valuesKey,omitempty"`
+	// Optional: a missing object or key is skipped instead of failing.
+	// +optional
+	Optional bool `json:"optional,omitempty"`
+}
+
+// DefaultValuesKey is the key a ValuesReference reads without ValuesKey.
+const DefaultValuesKey = "values.yaml"
 
 // JobStep runs a Job (a database migration, say) and waits until it
 // completes. The Job's manifest comes from a source; RollbackJob, when

@@ -56,7 +56,7 @@ func load(t *testing.T, version string) release {
 			default:
 				continue
 			}
-			b, err := source.Read(context.Background(), *src, l.BaseDir)
+			b, err := source.Read(context.Background(), *src, source.Env{BaseDir: l.BaseDir})
 			if err != nil {
 				t.Fatalf("%s step %s: %v", version, s.Name, err)
 			}

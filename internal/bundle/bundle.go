@@ -39,7 +39,7 @@ func Make(ctx context.Context, l *plan.Loaded, base string) (*Bundle, error) {
 		if s == nil || s.Path == "" {
 			return nil
 		}
-		content, err := source.Read(ctx, *s, l.BaseDir)
+		content, err := source.Read(ctx, *s, source.Env{BaseDir: l.BaseDir})
 		if err != nil {
 			return fmt.Errorf("%s: %w", field, err)
 		}
@@ -87,9 +87,14 @@ func helm(ctx context.Context, h *v1alpha1.HelmStep, baseDir, field string, serv
 	if len(h.ValuesFiles) == 0 {
 		return nil
 	}
+	if len(h.ValuesFrom) > 0 {
+		// Folded into values, the files would win over valuesFrom, which
+		// Helm's order puts after them.
+		return fmt.Errorf("%s: valuesFiles and valuesFrom together cannot be folded into values in Helm's order: move the files' values into a ConfigMap and name it first in valuesFrom", field)
+	}
 	var files [][]byte
 	for k, f := range h.ValuesFiles {
-		content, err := source.Read(ctx, v1alpha1.Source{Path: f}, baseDir)
+		content, err := source.Read(ctx, v1alpha1.Source{Path: f}, source.Env{BaseDir: baseDir})
 		if err != nil {
 			return fmt.Errorf("%s valuesFiles[%d]: %w", field, k, err)
 		}

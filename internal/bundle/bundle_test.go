@@ -81,7 +81,7 @@ func TestBundleServesEveryFileThePlanNamed(t *testing.T) {
 
 func read(t *testing.T, l *plan.Loaded, src v1alpha1.Source) []byte {
 	t.Helper()
-	b, err := source.Read(context.Background(), src, l.BaseDir)
+	b, err := source.Read(context.Background(), src, source.Env{BaseDir: l.BaseDir})
 	if err != nil {
 		t.Fatal(err)
 	}

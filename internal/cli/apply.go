@@ -9,6 +9,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/source"
 )
 
 // runFlags are shared by the commands that drive a run.
@@ -63,7 +64,7 @@ or aborted; apply resumes).`,
 			if err := rf.validate(); err != nil {
 				return err
 			}
-			p, err := loadAndResolve(cmd, file)
+			p, err := loadAndResolve(cmd, file, kf)
 			if err != nil {
 				return err
 			}
@@ -126,8 +127,11 @@ func (f *runFlags) options(view *progress) runner.Options {
 }
 
 // loadAndResolve reads, validates and resolves a plan; any problem is
-// reported with its field path before anything touches a cluster.
-func loadAndResolve(cmd *cobra.Command, file string) (*runner.Resolved, error) {
+// reported with its field path before anything changes in a cluster. A
+// plan with configMap, secret or valuesFrom sources reads them with the
+// kubeconfig's credentials, from the plan's namespace ("default" when the
+// file sets none); a plan without them needs no cluster here.
+func loadAndResolve(cmd *cobra.Command, file string, kf *kubeFlags) (*runner.Resolved, error) {
 	l, err := plan.Load(file)
 	if err != nil {
 		return nil, err
@@ -135,7 +139,22 @@ func loadAndResolve(cmd *cobra.Command, file string) (*runner.Resolved, error) {
 	if errs := plan.Validate(l); len(errs) > 0 {
 		return nil, problems(file, errs)
 	}
-	p, err := runner.Resolve(cmd.Context(), l)
+	var objs source.Objects
+	if fields := runner.ObjectSources(l.Plan); len(fields) > 0 {
+		cfg, err := kf.restConfig()
+		if err == nil {
+			objs, err = runner.NewObjects(cfg)
+		}
+		if err != nil {
+			more := ""
+			if len(fields) > 1 {
+				more = fmt.Sprintf(" (and %d more)", len(fields)-1)
+			}
+			return nil, fmt.Errorf("%s: %s%s is read from a ConfigMap or Secret in the cluster (namespace %s): %w; nothing was changed",
+				file, fields[0], more, runner.SourceEnv(l, nil).Namespace, err)
+		}
+	}
+	p, err := runner.Resolve(cmd.Context(), l, objs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", file, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -44,7 +45,7 @@ an earlier step brings carry a note instead of a diff. Changes nothing.
 			if output != "" && output != "json" && output != "yaml" {
 				return fmt.Errorf("--output %q: use json or yaml (or leave it out for text)", output)
 			}
-			p, err := loadAndResolve(cmd, file)
+			p, err := loadAndResolve(cmd, file, kf)
 			if err != nil {
 				return err
 			}
@@ -164,7 +165,11 @@ func describeStep(s v1alpha1.Step) string {
 	case s.Pause != nil:
 		return "pause " + s.Pause.Duration.Duration.String()
 	case s.Helm != nil:
-		return fmt.Sprintf("install or upgrade Helm release %s/%s from %s", s.Helm.Namespace, s.Helm.Release, s.Helm.Chart)
+		d := fmt.Sprintf("install or upgrade Helm release %s/%s from %s", s.Helm.Namespace, s.Helm.Release, s.Helm.Chart)
+		if len(s.Helm.ValuesFrom) > 0 {
+			d += ", values from " + describeValuesFrom(s.Helm.ValuesFrom)
+		}
+		return d
 	}
 	return "?"
 }
@@ -175,8 +180,27 @@ func describeSource(src v1alpha1.Source) string {
 		return src.Path
 	case src.URL != "":
 		return src.URL
+	case src.ConfigMap != nil, src.Secret != nil:
+		return source.Describe(src) // the name and key, never the content
 	}
 	return "inline YAML"
+}
+
+// describeValuesFrom names each entry, "configMap web-values/values.yaml",
+// "secret db/values.yaml (optional)": names and keys, never the content.
+func describeValuesFrom(refs []v1alpha1.ValuesReference) string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		key := r.ValuesKey
+		if key == "" {
+			key = v1alpha1.DefaultValuesKey
+		}
+		out[i] = source.DescribeRef(r.Kind, v1alpha1.ObjectKeyRef{Name: r.Name, Key: key})
+		if r.Optional {
+			out[i] += " (optional)"
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func describeGate(g v1alpha1.Gate) string {

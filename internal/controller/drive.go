@@ -9,7 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -19,6 +19,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/source"
 )
 
 // startDrive moves the plan's run in a goroutine of its own, as the CLI's
@@ -124,8 +125,13 @@ func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alp
 	if errs := plan.ValidateInCluster(cp); len(errs) > 0 {
 		return nil, v1alpha1.ReasonInvalid, problems(errs.ToAggregate().Errors())
 	}
-	resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: cp})
-	if err != nil {
+	resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: cp}, sess.Objects())
+	switch {
+	case errors.Is(err, source.ErrNotFound) || apierrors.IsForbidden(err):
+		// A ConfigMap, a Secret or a RoleBinding may be added without
+		// editing the plan: tried again, as a failed preflight is.
+		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s (ServiceAccount %s): read the plan's sources: %s; nothing was changed", userOf(p), serviceAccountOf(p), err)
+	case err != nil:
 		// A URL that does not answer now may later: tried again.
 		return nil, v1alpha1.ReasonUnavailable, "read the plan's sources: " + err.Error()
 	}

@@ -23,6 +23,9 @@ const (
 	maxDependsOn           = 32
 	maxHelmReleaseLength   = 53
 	maxHelmValuesFileCount = 32
+	maxHelmValuesFromCount = 32
+	maxObjectNameLength    = 253 // configMap, secret and valuesFrom names
+	maxDataKeyLength       = 253 // their keys
 )
 
 // validateBounds reports every list and name over the CRD's bounds.
@@ -47,6 +50,7 @@ func validateBounds(p *v1alpha1.UpgradePlan) field.ErrorList {
 			if h := step.Helm; h != nil {
 				errs = append(errs, tooLong(stp.Child("helm", "release"), h.Release, maxHelmReleaseLength)...)
 				errs = append(errs, tooMany(stp.Child("helm", "valuesFiles"), len(h.ValuesFiles), maxHelmValuesFileCount, "merge values files")...)
+				errs = append(errs, tooMany(stp.Child("helm", "valuesFrom"), len(h.ValuesFrom), maxHelmValuesFromCount, "merge values into fewer objects")...)
 			}
 		}
 	}

@@ -41,6 +41,13 @@ func TestBoundsMatchTheCRD(t *testing.T) {
 		{"step dependsOn items maxLength", dig(t, step, "dependsOn", "items", "maxLength"), maxNameLength},
 		{"helm release maxLength", dig(t, step, "helm", "properties", "release", "maxLength"), maxHelmReleaseLength},
 		{"helm valuesFiles maxItems", dig(t, step, "helm", "properties", "valuesFiles", "maxItems"), maxHelmValuesFileCount},
+		{"helm valuesFrom maxItems", dig(t, step, "helm", "properties", "valuesFrom", "maxItems"), maxHelmValuesFromCount},
+		{"helm valuesFrom name maxLength", dig(t, step, "helm", "properties", "valuesFrom", "items", "properties", "name", "maxLength"), maxObjectNameLength},
+		{"helm valuesFrom valuesKey maxLength", dig(t, step, "helm", "properties", "valuesFrom", "items", "properties", "valuesKey", "maxLength"), maxDataKeyLength},
+		{"configMap name maxLength", dig(t, step, "manifests", "properties", "configMap", "properties", "name", "maxLength"), maxObjectNameLength},
+		{"configMap key maxLength", dig(t, step, "manifests", "properties", "configMap", "properties", "key", "maxLength"), maxDataKeyLength},
+		{"secret name maxLength", dig(t, step, "job", "properties", "secret", "properties", "name", "maxLength"), maxObjectNameLength},
+		{"secret key maxLength", dig(t, step, "job", "properties", "rollbackJob", "properties", "secret", "properties", "key", "maxLength"), maxDataKeyLength},
 	} {
 		if fmt.Sprint(c.crd) != fmt.Sprint(c.cli) {
 			t.Errorf("%s: the CRD says %v, the CLI %d", c.what, c.crd, c.cli)

@@ -47,7 +47,7 @@ var invalidCorpus = []struct {
 	{file: "dependson-unknown.yaml", wants: []want{{"spec.stages[0].steps[0].dependsOn[0]", "fabirc: dependsOn names steps of the same stage"}}},
 	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image, helm, job, recreate, approval or pause"}}},
 	{file: "step-two-kinds.yaml", wants: []want{{"spec.stages[0].steps[0]", "split this step in two"}}},
-	{file: "crds-two-sources.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set exactly one of path, url or inline"}}},
+	{file: "crds-two-sources.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set exactly one of path, url, inline, configMap or secret"}}},
 	{file: "missing-path.yaml", wants: []want{{"spec.stages[0].steps[0].crds.path", "paths are relative to the plan file"}}},
 	{file: "bad-url-scheme.yaml", wants: []want{{"spec.stages[0].steps[0].crds.url", "must be an absolute http(s) URL"}}},
 	{file: "cafile-without-url.yaml", wants: []want{{"spec.stages[0].steps[0].manifests.caFile", "apply to url only"}}},

@@ -41,6 +41,7 @@ func validateHelm(path *field.Path, h *v1alpha1.HelmStep, base string) field.Err
 			errs = append(errs, field.Invalid(path.Child("values"), redact.Hidden, "values must be a map of keys to values, as in values.yaml"))
 		}
 	}
+	errs = append(errs, validateValuesFrom(path.Child("valuesFrom"), h.ValuesFrom)...)
 	for i, f := range h.ValuesFiles {
 		if _, err := os.Stat(resolve(base, f)); err != nil {
 			errs = append(errs, field.Invalid(path.Child("valuesFiles").Index(i), f, fmt.Sprintf("cannot read it (%v); paths are relative to the plan file", err)))

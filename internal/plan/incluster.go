@@ -10,9 +10,10 @@ import (
 
 // ValidateInCluster validates a plan the controller runs from an
 // UpgradePlan resource. Such a plan has no directory: a source must be
-// inline or a URL, a chart a repository, URL or OCI reference, and no
-// file may be named (a path, a caFile, a local chart, valuesFiles). Every
-// other rule is Validate's.
+// inline, a URL, a ConfigMap or a Secret, a chart a repository, URL or OCI
+// reference, values inline or from ConfigMaps and Secrets (valuesFrom),
+// and no file may be named (a path, a caFile, a local chart,
+// valuesFiles). Every other rule is Validate's.
 func ValidateInCluster(p *v1alpha1.UpgradePlan) field.ErrorList {
 	if errs := fileReferences(p); len(errs) > 0 {
 		return errs
@@ -29,7 +30,7 @@ func fileReferences(p *v1alpha1.UpgradePlan) field.ErrorList {
 			return
 		}
 		if s.Path != "" {
-			errs = append(errs, field.Forbidden(path.Child("path"), noFiles+": put the objects in inline, or serve them at a url"))
+			errs = append(errs, field.Forbidden(path.Child("path"), noFiles+": put the objects in inline, a configMap or secret, or serve them at a url"))
 		}
 		if s.CAFile != "" {
 			errs = append(errs, field.Forbidden(path.Child("caFile"), noFiles+": serve the URL with a certificate the controller trusts"))
@@ -54,7 +55,7 @@ func fileReferences(p *v1alpha1.UpgradePlan) field.ErrorList {
 					errs = append(errs, field.Forbidden(path.Child("helm", "chart"), noFiles+": name the chart with repo, or give an https:// archive URL or an oci:// reference"))
 				}
 				for k := range h.ValuesFiles {
-					errs = append(errs, field.Forbidden(path.Child("helm", "valuesFiles").Index(k), noFiles+": put the values in helm.values"))
+					errs = append(errs, field.Forbidden(path.Child("helm", "valuesFiles").Index(k), noFiles+": put the values in helm.values or helm.valuesFrom"))
 				}
 			}
 		}

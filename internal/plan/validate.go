@@ -134,16 +134,14 @@ func validateSource(path *field.Path, src v1alpha1.Source, base string) field.Er
 	if src.CAFile != "" && src.InsecureSkipVerify {
 		errs = append(errs, field.Forbidden(path, "set caFile or insecureSkipVerify, not both: caFile verifies the server with that CA, insecureSkipVerify does not verify it at all"))
 	}
-	n := 0
-	for _, v := range []string{src.Path, src.URL, src.Inline} {
-		if v != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return append(errs, field.Invalid(path, fmt.Sprintf("%d sources", n), "set exactly one of path, url or inline"))
+	if n := sourcesSet(src); n != 1 {
+		return append(errs, field.Invalid(path, fmt.Sprintf("%d sources", n), "set exactly one of path, url, inline, configMap or secret"))
 	}
 	switch {
+	case src.ConfigMap != nil:
+		errs = append(errs, validateKeyRef(path.Child("configMap"), src.ConfigMap)...)
+	case src.Secret != nil:
+		errs = append(errs, validateKeyRef(path.Child("secret"), src.Secret)...)
 	case src.Path != "":
 		if _, err := os.Stat(resolve(base, src.Path)); err != nil {
 			errs = append(errs, field.Invalid(path.Child("path"), src.Path, fmt.Sprintf("cannot read it (%v); paths are relative to the plan file", err)))

@@ -3,7 +3,11 @@
 //
 // What is secret: the values of Secret objects (data, stringData, and
 // kubectl's last-applied copy of them), Helm values (a step's values and
-// the content of its values files), the inline source of any step, and the
+// the content of its values files and valuesFrom), the inline source of
+// any step, the content of configMap and secret sources (a plan carries
+// only their names and keys, which are shown; the content is kept in the
+// run's sources, Secrets of their own, and errors about it never quote
+// it: source.DecodeSecret, source.Describe), and the
 // credentials a URL carries (user info and query, where tokens travel) in
 // http gates, sources and Helm chart repositories, chart URLs and OCI
 // references.

@@ -36,6 +36,10 @@ func secretPlan() v1alpha1.UpgradePlanSpec {
 				ValuesFiles: []string{"values.yaml"},
 				Values:      &apiextensionsv1.JSON{Raw: []byte(`{"db":{"password":"` + marker + `","port":5432,"hosts":["` + marker + `"],"unset":null}}`)}}},
 			{Name: "oci", Helm: &v1alpha1.HelmStep{Release: "o", Namespace: "n", Chart: "oci://bot:" + marker + "@127.0.0.1:5000/c", Version: "1"}},
+			{Name: "secret", Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{Secret: &v1alpha1.ObjectKeyRef{Name: "web-secret", Key: "values.yaml"}}}},
+			{Name: "values-from", Helm: &v1alpha1.HelmStep{Release: "v", Namespace: "n", Chart: "c", Repo: "https://charts.example.com",
+				ValuesFrom: []v1alpha1.ValuesReference{{Kind: "Secret", Name: "db-values"}},
+				Values:     &apiextensionsv1.JSON{Raw: []byte(`{"password":"` + marker + `"}`)}}},
 		},
 		Gates: []v1alpha1.Gate{{HTTP: &v1alpha1.HTTPGate{URL: "http://u:" + marker + "@127.0.0.1/healthz?token=" + marker}}},
 	}}}
@@ -80,6 +84,18 @@ func TestPlanSpecHidesEverySecret(t *testing.T) {
 	want := map[string]any{"db": map[string]any{"hosts": []any{Hidden}, "password": Hidden, "port": Hidden, "unset": nil}}
 	if !reflect.DeepEqual(values, want) {
 		t.Errorf("values shown as %v, want %v (keys kept, values hidden)", values, want)
+	}
+	// A ConfigMap's or Secret's name and key say where the content is, not
+	// what: shown as written (the content lives only in the run's sources,
+	// Secrets of their own, and in no message).
+	if ref := steps[7].Manifests.Secret; ref == nil || *ref != (v1alpha1.ObjectKeyRef{Name: "web-secret", Key: "values.yaml"}) {
+		t.Errorf("secret source shown as %+v", ref)
+	}
+	if vf := steps[8].Helm.ValuesFrom; len(vf) != 1 || vf[0] != (v1alpha1.ValuesReference{Kind: "Secret", Name: "db-values"}) {
+		t.Errorf("valuesFrom shown as %+v", vf)
+	}
+	if v := string(steps[8].Helm.Values.Raw); v != mustJSON(t, map[string]string{"password": Hidden}) {
+		t.Errorf("values beside valuesFrom shown as %s", v)
 	}
 	if steps[5].Helm.ValuesFiles[0] != "values.yaml" {
 		t.Errorf("valuesFiles paths are not secret, shown as %v", steps[5].Helm.ValuesFiles)

@@ -54,6 +54,12 @@ func HelmChartPath(stage, step int) string {
 	return fmt.Sprintf("spec.stages[%d].steps[%d].helm.chart", stage, step)
 }
 
+// HelmValuesFromPath keys a helm step's k-th valuesFrom entry (absent
+// when the entry is optional and found nothing).
+func HelmValuesFromPath(stage, step, k int) string {
+	return fmt.Sprintf("spec.stages[%d].steps[%d].helm.valuesFrom[%d]", stage, step, k)
+}
+
 // HelmValuesPath keys a helm step's k-th values file.
 func HelmValuesPath(stage, step, k int) string {
 	return fmt.Sprintf("spec.stages[%d].steps[%d].helm.valuesFiles[%d]", stage, step, k)
@@ -66,6 +72,38 @@ func isHelmSource(path string) bool { return strings.Contains(path, ".helm.") }
 // RollbackJobPath keys a job step's rollbackJob source.
 func RollbackJobPath(stage, step int) string {
 	return fmt.Sprintf("spec.stages[%d].steps[%d].job.rollbackJob", stage, step)
+}
+
+// planSource is one source of a step and the field path that keys it.
+type planSource struct {
+	path string
+	src  v1alpha1.Source
+}
+
+// stepSources are a step's sources: its main one and a job's rollbackJob.
+func stepSources(stage, step int, s v1alpha1.Step) []planSource {
+	src, ok := stepSource(s)
+	if !ok {
+		return nil
+	}
+	out := []planSource{{SourcePath(stage, step, s), src}}
+	if s.Job != nil && s.Job.RollbackJob != nil {
+		out = append(out, planSource{RollbackJobPath(stage, step), *s.Job.RollbackJob})
+	}
+	return out
+}
+
+// refField is the field of a source that names a ConfigMap or a Secret,
+// for messages (".configMap", ".secret"; "" for the other kinds, whose
+// messages name themselves).
+func refField(src v1alpha1.Source) string {
+	switch {
+	case src.ConfigMap != nil:
+		return ".configMap"
+	case src.Secret != nil:
+		return ".secret"
+	}
+	return ""
 }
 
 func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
@@ -82,50 +120,60 @@ func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
 	return v1alpha1.Source{}, false
 }
 
-// Resolve reads and decodes every source of a validated plan. Errors name
-// the source's field path.
-func Resolve(ctx context.Context, l *plan.Loaded) (*Resolved, error) {
+// Resolve reads and decodes every source of a validated plan. objs reads
+// the ConfigMaps and Secrets that configMap, secret and valuesFrom
+// sources name, from the plan's namespace (see SourceEnv), with the
+// credentials the plan acts with; nil: such sources are an error
+// (source.ErrNoObjects) and every other source reads as before. Errors
+// name the source's field path.
+func Resolve(ctx context.Context, l *plan.Loaded, objs source.Objects) (*Resolved, error) {
+	env := SourceEnv(l, objs)
 	sources := map[string][]byte{}
 	for i, st := range l.Plan.Spec.Stages {
 		for j, s := range st.Steps {
 			if s.Helm != nil {
-				if err := readHelm(ctx, sources, i, j, s.Helm, l.BaseDir); err != nil {
+				if err := readHelm(ctx, sources, i, j, s.Helm, env); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			src, ok := stepSource(s)
-			if !ok {
-				continue
-			}
-			path := SourcePath(i, j, s)
-			b, err := source.Read(ctx, src, l.BaseDir)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			sources[path] = b
-			if s.Job != nil && s.Job.RollbackJob != nil {
-				rp := RollbackJobPath(i, j)
-				b, err := source.Read(ctx, *s.Job.RollbackJob, l.BaseDir)
+			for _, ps := range stepSources(i, j, s) {
+				b, err := source.Read(ctx, ps.src, env)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %w", rp, err)
+					return nil, fmt.Errorf("%s%s: %w", ps.path, refField(ps.src), err)
 				}
-				sources[rp] = b
+				sources[ps.path] = b
 			}
 		}
 	}
 	return FromSources(l.Plan, sources)
 }
 
+// SourceEnv is where a plan's sources are read: paths relative to its
+// file, ConfigMaps and Secrets in its namespace (metadata.namespace; for
+// a plan file that sets none, "default", as kubectl would take it).
+func SourceEnv(l *plan.Loaded, objs source.Objects) source.Env {
+	env := source.Env{BaseDir: l.BaseDir, Namespace: l.Plan.Namespace, Objects: objs}
+	if env.Namespace == "" {
+		env.Namespace, env.NamespaceDefaulted = "default", true
+	}
+	return env
+}
+
 // FromSources rebuilds a Resolved plan from saved source contents.
 func FromSources(p *v1alpha1.UpgradePlan, sources map[string][]byte) (*Resolved, error) {
 	r := &Resolved{Plan: p, Sources: sources, Objects: map[string][]*unstructured.Unstructured{}, SourceDigests: map[string]string{}}
+	fromSecrets := secretSources(p)
 	for path, b := range sources {
 		r.SourceDigests[path] = source.Digest(b)
 		if isHelmSource(path) {
 			continue
 		}
-		objs, err := source.Decode(b)
+		decode := source.Decode
+		if fromSecrets[path] {
+			decode = source.DecodeSecret
+		}
+		objs, err := decode(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}

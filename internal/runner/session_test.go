@@ -73,7 +73,7 @@ func (f *fixture) plan(name, level string, extraStages string) *Resolved {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	p, err := Resolve(f.ctx, l)
+	p, err := Resolve(f.ctx, l, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -23,7 +23,17 @@ var ErrInvalidDocument = errors.New("invalid document")
 // an object, or lacks apiVersion, kind or metadata.name, is an error naming
 // its index in the stream (1-based, counting empty documents too) and what
 // is missing.
-func Decode(b []byte) ([]*unstructured.Unstructured, error) {
+func Decode(b []byte) ([]*unstructured.Unstructured, error) { return decode(b, false) }
+
+// DecodeSecret is Decode for content read from a Secret: the YAML or JSON
+// parser's own message, which may quote the text it could not read, is
+// left out of its errors.
+func DecodeSecret(b []byte) ([]*unstructured.Unstructured, error) { return decode(b, true) }
+
+// withheld stands for a parser's message about a Secret's content.
+const withheld = "not YAML or JSON (the parser's message is not shown: it may quote the Secret)"
+
+func decode(b []byte, quiet bool) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
 	index := 0
@@ -31,6 +41,9 @@ func Decode(b []byte) ([]*unstructured.Unstructured, error) {
 		chunk, err := docs.Read()
 		if errors.Is(err, io.EOF) {
 			return out, nil
+		}
+		if err != nil && quiet {
+			return nil, fmt.Errorf("document %d: %w: %s", index+1, ErrInvalidDocument, withheld)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %w", index+1, err)
@@ -48,6 +61,9 @@ func Decode(b []byte) ([]*unstructured.Unstructured, error) {
 				break
 			}
 			index++
+			if err != nil && quiet {
+				return nil, fmt.Errorf("document %d: %w: %s", index, ErrInvalidDocument, withheld)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("document %d: %w: %w", index, ErrInvalidDocument, err)
 			}

@@ -87,7 +87,7 @@ func TestReadURL(t *testing.T) {
 
 func checkRead(t *testing.T, src v1alpha1.Source, base string, want []string, wantErr string) {
 	t.Helper()
-	b, err := Read(context.Background(), src, base)
+	b, err := Read(context.Background(), src, Env{BaseDir: base})
 	if wantErr != "" {
 		if err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Fatalf("Read error = %v, want one containing %q", err, wantErr)
@@ -156,7 +156,7 @@ func TestReadURLErrorsQuoteNoCredentials(t *testing.T) {
 		"404":         strings.Replace(srv.URL, "http://", "http://u:"+marker+"@", 1) + "/m.yaml?token=" + marker,
 		"unreachable": "http://" + marker + ":" + marker + "@" + closed + "/m.yaml?token=" + marker,
 	} {
-		_, err := Read(context.Background(), v1alpha1.Source{URL: u}, "")
+		_, err := Read(context.Background(), v1alpha1.Source{URL: u}, Env{})
 		if err == nil || strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), "read url http://xxxxx@127.0.0.1:") {
 			t.Errorf("%s: Read error = %v; want one naming the URL without its credentials", name, err)
 		}

@@ -104,12 +104,36 @@ func TestInvalidPlansAreRefused(t *testing.T) {
 			cli:    `spec.stages[5].gates[1].timeout: Invalid value: "-5s": must be a positive duration such as 30s or 5m`},
 		{name: "a source with a path and a URL",
 			edit:   func(s spec) { s.step(0, 0)["crds"].(map[string]any)["url"] = "https://example.com/crds.yaml" },
-			server: `spec.stages[0].steps[0].crds: Invalid value: "object": set exactly one of path, url or inline`,
-			cli:    "spec.stages[0].steps[0].crds: Invalid value: \"2 sources\": set exactly one of path, url or inline"},
+			server: `spec.stages[0].steps[0].crds: Invalid value: "object": set exactly one of path, url, inline, configMap or secret`,
+			cli:    "spec.stages[0].steps[0].crds: Invalid value: \"2 sources\": set exactly one of path, url, inline, configMap or secret"},
 		{name: "a rollback job without a source",
 			edit:   func(s spec) { s.step(2, 0)["job"].(map[string]any)["rollbackJob"] = map[string]any{} },
-			server: `spec.stages[2].steps[0].job.rollbackJob: Invalid value: "object": set exactly one of path, url or inline`,
-			cli:    `spec.stages[2].steps[0].job.rollbackJob: Invalid value: "0 sources": set exactly one of path, url or inline`},
+			server: `spec.stages[2].steps[0].job.rollbackJob: Invalid value: "object": set exactly one of path, url, inline, configMap or secret`,
+			cli:    `spec.stages[2].steps[0].job.rollbackJob: Invalid value: "0 sources": set exactly one of path, url, inline, configMap or secret`},
+		{name: "a source with a configMap and a path",
+			edit: func(s spec) {
+				s.step(5, 0)["manifests"].(map[string]any)["configMap"] = map[string]any{"name": "gateway-templates"}
+			},
+			server: `spec.stages[5].steps[0].manifests: Invalid value: "object": set exactly one of path, url, inline, configMap or secret`,
+			cli:    "spec.stages[5].steps[0].manifests: Invalid value: \"2 sources\": set exactly one of path, url, inline, configMap or secret"},
+		{name: "a secret name the API server cannot hold",
+			edit: func(s spec) {
+				s.step(5, 0)["manifests"] = map[string]any{"secret": map[string]any{"name": "Gateway_Templates"}}
+			},
+			server: `spec.stages[5].steps[0].manifests.secret.name: Invalid value: "Gateway_Templates"`,
+			cli:    `spec.stages[5].steps[0].manifests.secret.name: Invalid value: "Gateway_Templates"`},
+		{name: "a configMap key with a slash",
+			edit: func(s spec) {
+				s.step(5, 0)["manifests"] = map[string]any{"configMap": map[string]any{"name": "t", "key": "a/b.yaml"}}
+			},
+			server: `spec.stages[5].steps[0].manifests.configMap.key: Invalid value: "a/b.yaml"`,
+			cli:    `spec.stages[5].steps[0].manifests.configMap.key: Invalid value: "a/b.yaml"`},
+		{name: "valuesFrom of an unknown kind",
+			edit: func(s spec) {
+				s.step(3, 0)["helm"].(map[string]any)["valuesFrom"] = []any{map[string]any{"kind": "configmap", "name": "v"}}
+			},
+			server: `spec.stages[3].steps[0].helm.valuesFrom[0].kind: Unsupported value: "configmap": supported values: "ConfigMap", "Secret"`,
+			cli:    `spec.stages[3].steps[0].helm.valuesFrom[0].kind: Unsupported value: "configmap": supported values: "ConfigMap", "Secret"`},
 		{name: "caFile without a URL",
 			edit:   func(s spec) { s.step(5, 0)["manifests"].(map[string]any)["caFile"] = "ca.pem" },
 			server: "caFile and insecureSkipVerify apply to url only",
