@@ -44,6 +44,7 @@ func NewRootCommand() *cobra.Command {
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
 		newApplyCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
 		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf))
+	root.AddCommand(newCRDsCommand())
 	return root
 }
 

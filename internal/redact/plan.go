@@ -17,15 +17,21 @@ import (
 // never changed, and the copy must not be written to.
 
 // Run returns a copy of r fit to print: its plan through [PlanSpec], and
-// every message of its status (run, stages, steps, gates, rollback
-// differences) through [Text].
+// its status through [RunStatus].
 func Run(r *v1alpha1.UpgradeRun) *v1alpha1.UpgradeRun {
 	if r == nil {
 		return nil
 	}
 	out := *r
 	out.Spec.Plan = PlanSpec(r.Spec.Plan)
-	st := &out.Status
+	out.Status = RunStatus(r.Status)
+	return &out
+}
+
+// RunStatus returns a copy of st fit to print or store: every message of
+// the run, its stages, steps, gates and rollback differences, and every
+// gate's name, through [Text].
+func RunStatus(st v1alpha1.RunStatus) v1alpha1.RunStatus {
 	st.Message, st.Failure = Text(st.Message), Text(st.Failure)
 	st.Stages = slices.Clone(st.Stages)
 	for i := range st.Stages {
@@ -49,7 +55,11 @@ func Run(r *v1alpha1.UpgradeRun) *v1alpha1.UpgradeRun {
 			ss.Rollback = &rb
 		}
 	}
-	return &out
+	st.Conditions = slices.Clone(st.Conditions)
+	for i := range st.Conditions {
+		st.Conditions[i].Message = Text(st.Conditions[i].Message)
+	}
+	return st
 }
 
 // Runs is [Run] of each.

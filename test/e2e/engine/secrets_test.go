@@ -358,7 +358,11 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 
 	// Messages are clean where they are stored, not only where printed.
 	for name, want := range map[string]string{"vault-1.0.0": "xxxxx@127.0.0.1", "vault-1.0.1": "<redacted>"} {
-		stored, err := runstore.New(w.cs, runner.DefaultNamespace).Get(w.ctx, name)
+		store, err := runstore.New(w.c.RESTConfig(), runner.DefaultNamespace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := store.Get(w.ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
