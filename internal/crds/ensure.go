@@ -90,7 +90,7 @@ func Ensure(ctx context.Context, c apiextensionsclient.Interface, name string) (
 			if outcome == Updated {
 				what = "is installed at another version than this upshift's"
 			}
-			return "", fmt.Errorf("%w: CRD %s %s, and installing it needs permission to patch customresourcedefinitions.apiextensions.k8s.io (cluster scope), which this user lacks (%v): a cluster admin can install it with `%s`; nothing was changed",
+			return "", fmt.Errorf("%w: CRD %s %s, and installing it needs permission to patch customresourcedefinitions.apiextensions.k8s.io (cluster scope), which this user lacks (%w): a cluster admin can install it with `%s`; nothing was changed",
 				ErrForbidden, name, what, err, FixCommand)
 		}
 		return "", fmt.Errorf("install CRD %s: %w", name, err)
@@ -126,7 +126,7 @@ func waitEstablished(ctx context.Context, c apiextensionsclient.Interface, name 
 			if err == nil {
 				err = fmt.Errorf("conditions %v", conditions(cur))
 			}
-			return fmt.Errorf("CRD %s is not Established after %s: %v", name, EstablishTimeout, err)
+			return fmt.Errorf("CRD %s is not Established after %s (%v): %w", name, EstablishTimeout, err, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

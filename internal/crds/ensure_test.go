@@ -73,8 +73,8 @@ func TestEnsure(t *testing.T) {
 	}
 	reader := userClient(t, ctx, c.UserRESTConfig, cs, "crd-reader", []string{"get", "list", "watch"})
 	_, err = crds.Ensure(ctx, reader, crd.UpgradeRuns)
-	if !errors.Is(err, crds.ErrForbidden) {
-		t.Fatalf("Ensure by a reader of an older CRD = %v, want ErrForbidden", err)
+	if !errors.Is(err, crds.ErrForbidden) || !apierrors.IsForbidden(err) {
+		t.Fatalf("Ensure by a reader of an older CRD = %v, want ErrForbidden wrapping the API's Forbidden (which is not retried)", err)
 	}
 	for _, part := range []string{"patch customresourcedefinitions.apiextensions.k8s.io", "upshift crds | kubectl apply -f -", "nothing was changed", crd.UpgradeRuns} {
 		if !strings.Contains(err.Error(), part) {
