@@ -22,7 +22,8 @@ import (
 var crdsGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // TestRunsAreUpgradeRuns: the first apply on a cluster installs the
-// UpgradeRun CRD and says so; a user who may not install CRDs is refused
+// UpgradeRun CRD and says so; without the CRD, history and status say
+// there is no run; a user who may not install CRDs is refused
 // before anything changed, told the permission and the fix; once a
 // cluster admin ran the fix (`upshift crds | kubectl apply -f -`), that
 // user's runs are UpgradeRuns kubectl lists and waits for; a CRD of
@@ -45,6 +46,10 @@ func TestRunsAreUpgradeRuns(t *testing.T) {
 		_, err := w.dyn.Resource(crdsGVR).Get(w.ctx, crd.UpgradeRuns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), "still there"
 	})
+	// Read-only commands on a cluster without the CRD: no runs, no 404.
+	mustContain(t, "history without the CRD", w.mustExit(0, nil, "history").stdout, "no runs on this cluster")
+	mustContain(t, "status without the CRD", w.mustExit(1, nil, "status").stderr, "no run on this cluster yet")
+	mustContain(t, "status NAME without the CRD", w.mustExit(1, nil, "status", "config-1").stderr, `no run named "config-1"`)
 	const user = "no-crd-writer"
 	kc := w.restrictedUser(user)
 	env := []string{"KUBECONFIG=" + kc}
