@@ -24,8 +24,8 @@
 // status subresource), then its status. A run read in between, whose
 // status was never written, reads as Pending with no stage: not started.
 // Every later save is one JSON patch of the status subresource that sends
-// only the status fields and the stages that changed since this Store
-// last read or wrote the run (the whole status when it does not know),
+// only what changed since this Store last read or wrote the run, down to
+// the field of a step (the whole status when it does not know),
 // with observedGeneration and the kstatus conditions (internal/conditions)
 // set from the rest of the status first.
 //

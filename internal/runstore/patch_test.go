@@ -10,9 +10,9 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
-// statusPatch sends only what changed, and applied to the stored object
-// (as the API server applies it) gives the new status exactly; unknown
-// what is stored, it sends the whole status.
+// statusPatch sends only what changed, down to a stage's field, and
+// applied to the stored object (as the API server applies it) gives the
+// new status exactly; unknown what is stored, it sends the whole status.
 func TestStatusPatch(t *testing.T) {
 	stage := func(name string, phase v1alpha1.Phase) v1alpha1.StageStatus {
 		return v1alpha1.StageStatus{Name: name, Phase: phase, Message: strings.Repeat("a long message. ", 10)}
@@ -28,15 +28,18 @@ func TestStatusPatch(t *testing.T) {
 		{name: "one stage and a counter", edit: func(s *v1alpha1.RunStatus) {
 			s.Transitions++
 			s.Stages[1].Phase = v1alpha1.PhaseSucceeded
-		}, sends: []string{`"/status/transitions"`, `"/status/stages/1"`}, avoids: []string{`"/status/stages/0"`, `"/status/stages/2"`, `"/status/attempt"`}},
+		}, sends: []string{`"/status/transitions"`, `"/status/stages/1/phase"`}, avoids: []string{`"/status/stages/0`, `"/status/stages/2`, `"/status/attempt"`, "a long message"}},
 		{name: "a field removed", edit: func(s *v1alpha1.RunStatus) { s.Message = "" },
 			sends: []string{`{"op":"remove","path":"/status/message"}`}, avoids: []string{"/status/stages"}},
 		{name: "stages added", edit: func(s *v1alpha1.RunStatus) { s.Stages = append(s.Stages, stage("d", v1alpha1.PhasePending)) },
-			sends: []string{`"/status/stages/-"`}, avoids: []string{`"/status/stages/0"`}},
+			sends: []string{`"/status/stages/-"`}, avoids: []string{`"/status/stages/0`}},
 		{name: "stages removed from the end", edit: func(s *v1alpha1.RunStatus) { s.Stages = s.Stages[:1] },
 			sends: []string{`"remove","path":"/status/stages/2"`, `"remove","path":"/status/stages/1"`}},
 		{name: "all stages gone", edit: func(s *v1alpha1.RunStatus) { s.Stages = nil },
 			sends: []string{`{"op":"remove","path":"/status/stages"}`}},
+		{name: "a stage all changed: replaced whole, which is shorter", edit: func(s *v1alpha1.RunStatus) {
+			s.Stages[1] = v1alpha1.StageStatus{Name: "x", Phase: v1alpha1.PhaseFailed}
+		}, sends: []string{`{"op":"replace","path":"/status/stages/1","value":{"name":"x","phase":"Failed"}}`}, avoids: []string{`"/status/stages/1/`}},
 		{name: "nothing changed", edit: func(*v1alpha1.RunStatus) {}, avoids: []string{"/status"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +74,7 @@ func TestStatusPatch(t *testing.T) {
 				}
 			}
 			if got := apply(t, old, patch); !got.equal(want) {
-				t.Errorf("applied, the patch gives %v, want %v", got.whole(), want.whole())
+				t.Errorf("applied, the patch gives %s, want %s", got.raw, want.raw)
 			}
 			// Unknown what is stored: the whole status, which applies to
 			// an object without status too.
@@ -80,7 +83,7 @@ func TestStatusPatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := apply(t, v1alpha1.RunStatus{}, whole); !got.equal(want) {
-				t.Errorf("the whole status applied gives %v, want %v", got.whole(), want.whole())
+				t.Errorf("the whole status applied gives %s, want %s", got.raw, want.raw)
 			}
 		})
 	}

@@ -20,8 +20,8 @@ import (
 // since it was read, Save returns an error wrapping ErrConflict and writes
 // nothing. A create writes the resource (its plan redacted), then its
 // status. An update sends, as a JSON patch of the status subresource,
-// only the status fields and stages that changed since this Store last
-// read or wrote the run at that version; otherwise the whole status. The
+// only what changed (down to a step's field) since this Store last read
+// or wrote the run at that version; otherwise the whole status. The
 // status's observedGeneration and conditions are set from the rest of it
 // first. A run read from a record of an earlier version is written as an
 // UpgradeRun, and the old record deleted. On success run.ResourceVersion

@@ -76,7 +76,7 @@ func TestSaveSendsOnlyWhatChanged(t *testing.T) {
 	for i, p := range sent[2:] {
 		path := strings.SplitN(p, ":", 2)[0]
 		if !strings.HasSuffix(path, "/big-plan/status") || strings.Contains(p, "runbook") || len(p) > 1024 ||
-			!strings.Contains(p, fmt.Sprintf(`"/status/stages/%d"`, i)) || strings.Contains(p, `"/status/stages/29"`) {
+			!strings.Contains(p, fmt.Sprintf(`"/status/stages/%d/`, i)) || strings.Contains(p, `"/status/stages/29"`) {
 			t.Errorf("save %d sent %d bytes to %s; want the status fields and stage %d only:\n%s", i, len(p), path, i, p)
 		}
 	}

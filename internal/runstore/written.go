@@ -3,8 +3,8 @@ package runstore
 import "sync"
 
 // written remembers, per run, its status as this Store last read or wrote
-// it and at which resourceVersion, so a save can send only the fields and
-// stages a transition changed. A save at another version (the run was
+// it and at which resourceVersion, so a save can send only what a
+// transition changed. A save at another version (the run was
 // read elsewhere, or written by another process) sends the whole status.
 type written struct {
 	mu   sync.Mutex
