@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -156,11 +157,19 @@ func source(src v1alpha1.Source) v1alpha1.Source {
 
 // Inline names an inline source by its size and digest: the digest is the
 // one the run records for the source (SHA-256 of its bytes), so a reader
-// can match the two without seeing the content.
+// can match the two without seeing the content. A name made by Inline is
+// kept as it is: a plan read from a run record is redacted already, and
+// printing it must still show the source's own size and digest.
 func Inline(content string) string {
+	if inlineName.MatchString(content) {
+		return content
+	}
 	sum := sha256.Sum256([]byte(content))
 	return fmt.Sprintf("<inline, %d bytes, sha256:%s>", len(content), hex.EncodeToString(sum[:]))
 }
+
+// inlineName matches what Inline makes.
+var inlineName = regexp.MustCompile(`^<inline, [0-9]+ bytes, sha256:[0-9a-f]{64}>$`)
 
 // hiddenJSON stands for values that are not a JSON document.
 var hiddenJSON = []byte(`"` + Hidden + `"`)

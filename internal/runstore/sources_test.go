@@ -16,6 +16,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/chunks"
+	"github.com/upshift-dev/upshift/internal/redact"
 )
 
 // The runner writes a run's sources once, before its record, and then
@@ -173,6 +174,12 @@ func TestNoSecretValuesInTheResource(t *testing.T) {
 	got, err := s.Get(ctx, "demo")
 	if err != nil || got.Spec.PlanDigest != run.Spec.PlanDigest || mustJSON(t, got.Spec.SourceDigests) != mustJSON(t, run.Spec.SourceDigests) {
 		t.Fatalf("Get: %v; digests %s %v", err, got.Spec.PlanDigest, got.Spec.SourceDigests)
+	}
+	// Printed (redacted again), the inline source shows its own size and
+	// digest.
+	inline := redact.Inline(run.Spec.Plan.Stages[0].Steps[0].Manifests.Inline)
+	if shown := redact.Run(got).Spec.Plan.Stages[0].Steps[0].Manifests.Inline; shown != inline || !strings.Contains(b, inline) {
+		t.Errorf("the inline source is shown as %q, want %q", shown, inline)
 	}
 	saved, err := s.LoadSources(ctx, "demo")
 	if err != nil || mustJSON(t, saved.Plan) != want {
