@@ -126,8 +126,8 @@ func (s *Store) writeStatus(ctx context.Context, run *v1alpha1.UpgradeRun, last 
 	err = retry(ctx, func(attempt int) error {
 		err := s.runs.Patch(types.JSONPatchType).Namespace(s.namespace).Resource(Resource).Name(run.Name).
 			SubResource("status").Param("fieldManager", kube.FieldManager).Body(patch).Do(ctx).Into(&out)
-		if err == nil || retriable(err) || apierrors.IsNotFound(err) {
-			return err
+		if !apierrors.IsConflict(err) && !apierrors.IsInvalid(err) {
+			return err // done, a blip to retry, or an answer
 		}
 		// A conflict, or a patch that no longer applies (the status
 		// changed under it): did the run move since it was read? Or did

@@ -373,3 +373,32 @@ func testNamespace(t *testing.T) string {
 	}
 	return fmt.Sprintf("runs-%s-%s", strings.Trim(name, "-"), strings.ToLower(rand.Text()[:6]))
 }
+
+// A save whose patch no longer applies to the stored status (another
+// process removed the stage it changes) is a conflict too, not an error
+// of its own.
+func TestSaveConflictWhenThePatchNoLongerApplies(t *testing.T) {
+	t.Parallel()
+	s, _, ctx := newStore(t)
+	run := newRun("demo", "1.0.0", time.Now())
+	run.Status.Stages = append(run.Status.Stages, v1alpha1.StageStatus{Name: "b", Phase: v1alpha1.PhasePending}, v1alpha1.StageStatus{Name: "c", Phase: v1alpha1.PhasePending})
+	if err := s.Save(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	other := mustNew(t, testenv.Cluster(t).RESTConfig(), s.Namespace())
+	cur, err := other.Get(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Status.Stages = cur.Status.Stages[:1]
+	if err := other.Save(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	run.Status.Stages[2].Phase = v1alpha1.PhaseSucceeded // a patch of /status/stages/2/phase
+	if err := s.Save(ctx, run); !errors.Is(err, ErrConflict) {
+		t.Fatalf("save of a stale run whose patch no longer applies = %v, want ErrConflict", err)
+	}
+	if got, err := s.Get(ctx, "demo"); err != nil || len(got.Status.Stages) != 1 {
+		t.Fatalf("the stale save wrote: %v, %d stages", err, len(got.Status.Stages))
+	}
+}
