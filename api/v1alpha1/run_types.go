@@ -5,10 +5,13 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // RunKind names a run record.
 const RunKind = "UpgradeRun"
 
-// UpgradeRun is one execution of an UpgradePlan: the resolved plan it runs
-// and where it stands. It is saved after every transition, so any process
-// on any machine can resume it. (The CLI keeps it in a Secret today; the
-// resource is its home once the controller drives plans.)
+// UpgradeRun is one execution of an UpgradePlan: the plan it runs and
+// where it stands. It is saved after every transition (the CLI's runs and
+// the controller's alike, in the runs namespace), so any process on any
+// machine can resume it. Its spec.plan is the plan as redacted for
+// display (internal/redact): inline sources, Helm values and URL
+// credentials are not in the resource; the plan as written is kept with
+// the resolved sources in the immutable Secrets spec.sources names.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -37,6 +40,10 @@ type UpgradeRunList struct {
 
 // UpgradeRunSpec is the plan as it was resolved when the run started.
 type UpgradeRunSpec struct {
+	// Plan is the plan redacted for display: every inline source is
+	// replaced by its size and digest, every Helm value hidden (the keys
+	// stay), and URLs lose their credentials. Spec.Sources holds the plan
+	// as written.
 	Plan UpgradePlanSpec `json:"plan"`
 	// PlanDigest is the SHA-256 of the plan spec and of every source's
 	// content: a changed plan (or a changed file it points at) is noticed.
@@ -45,9 +52,10 @@ type UpgradeRunSpec struct {
 	// content, so a refusal can say which source changed.
 	// +optional
 	SourceDigests map[string]string `json:"sourceDigests,omitempty"`
-	// Sources locates the resolved sources' contents (manifests, charts,
-	// values files), written once when the run starts into immutable
-	// Secrets of their own, so the record saved on every transition stays
+	// Sources locates the plan as written and the resolved sources'
+	// contents (manifests, charts, values files), written once when the
+	// run starts into immutable Secrets of their own: they may hold
+	// secret values, and the record saved on every transition stays
 	// small. Records written before this field existed keep their sources
 	// in the record's Secret.
 	// +optional
@@ -106,8 +114,24 @@ const (
 )
 
 // RunStatus is a run's progress, index-aligned with the plan's stages.
+// Decide from the conditions (kstatus: Ready, Reconciling, Stalled); phase,
+// stage and step are for display.
 type RunStatus struct {
-	Phase RunPhase `json:"phase,omitempty"`
+	// ObservedGeneration is the run's metadata.generation this status
+	// describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Ready (the run reached the version), Reconciling
+	// (present while the run moves), Stalled (present when the run
+	// stopped and a person must act), RolledBack and WaitingForApproval.
+	// Set on every save from the rest of the status.
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Phase      RunPhase           `json:"phase,omitempty"`
 	// Attempt counts starts from the first stage (apply --retry adds one).
 	Attempt int `json:"attempt,omitempty"`
 	// Transitions counts saved transitions; it orders events and drives

@@ -43,7 +43,8 @@ func NewRootCommand() *cobra.Command {
 	kf := addKubeFlags(root)
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
 		newApplyCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
-		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf), newControllerCommand(kf))
+		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf),
+		newControllerCommand(kf), newCRDsCommand())
 	return root
 }
 

@@ -22,10 +22,13 @@
 //     Helm errors go through a [Scrubber] of the step's values, and the
 //     runner passes every outcome message through [Text] before the engine
 //     records it.
-//   - Where it is printed. The run record keeps the plan as written (it is
-//     what a resumed run executes), so every printer shows a run through
-//     [Run] and a plan through [Plan], which hide the spec's secrets and
-//     pass the messages through [Text] once more (records written by an
-//     older Upshift may hold raw URLs); objects go through [Object], and
-//     diffs of two versions of an object through [Pair].
+//   - Where it is printed or stored. A plan in memory is the plan as
+//     written (it is what a run executes), so every printer shows a run
+//     through [Run] and a plan through [Plan], which hide the spec's
+//     secrets and pass the messages through [RunStatus]'s [Text] once more
+//     (records written by an older Upshift may hold raw URLs); the run
+//     store writes the UpgradeRun resource with [PlanSpec] and [RunStatus]
+//     too, and keeps the plan as written only in the Secrets of the run's
+//     sources. Objects go through [Object], and diffs of two versions of an
+//     object through [Pair].
 package redact

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -17,15 +18,21 @@ import (
 // never changed, and the copy must not be written to.
 
 // Run returns a copy of r fit to print: its plan through [PlanSpec], and
-// every message of its status (run, stages, steps, gates, rollback
-// differences) through [Text].
+// its status through [RunStatus].
 func Run(r *v1alpha1.UpgradeRun) *v1alpha1.UpgradeRun {
 	if r == nil {
 		return nil
 	}
 	out := *r
 	out.Spec.Plan = PlanSpec(r.Spec.Plan)
-	st := &out.Status
+	out.Status = RunStatus(r.Status)
+	return &out
+}
+
+// RunStatus returns a copy of st fit to print or store: every message of
+// the run, its stages, steps, gates and rollback differences, and every
+// gate's name, through [Text].
+func RunStatus(st v1alpha1.RunStatus) v1alpha1.RunStatus {
 	st.Message, st.Failure = Text(st.Message), Text(st.Failure)
 	st.Stages = slices.Clone(st.Stages)
 	for i := range st.Stages {
@@ -49,7 +56,11 @@ func Run(r *v1alpha1.UpgradeRun) *v1alpha1.UpgradeRun {
 			ss.Rollback = &rb
 		}
 	}
-	return &out
+	st.Conditions = slices.Clone(st.Conditions)
+	for i := range st.Conditions {
+		st.Conditions[i].Message = Text(st.Conditions[i].Message)
+	}
+	return st
 }
 
 // Runs is [Run] of each.
@@ -146,11 +157,19 @@ func source(src v1alpha1.Source) v1alpha1.Source {
 
 // Inline names an inline source by its size and digest: the digest is the
 // one the run records for the source (SHA-256 of its bytes), so a reader
-// can match the two without seeing the content.
+// can match the two without seeing the content. A name made by Inline is
+// kept as it is: a plan read from a run record is redacted already, and
+// printing it must still show the source's own size and digest.
 func Inline(content string) string {
+	if inlineName.MatchString(content) {
+		return content
+	}
 	sum := sha256.Sum256([]byte(content))
 	return fmt.Sprintf("<inline, %d bytes, sha256:%s>", len(content), hex.EncodeToString(sum[:]))
 }
+
+// inlineName matches what Inline makes.
+var inlineName = regexp.MustCompile(`^<inline, [0-9]+ bytes, sha256:[0-9a-f]{64}>$`)
 
 // hiddenJSON stands for values that are not a JSON document.
 var hiddenJSON = []byte(`"` + Hidden + `"`)

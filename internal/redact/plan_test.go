@@ -102,6 +102,18 @@ func TestPlanSpecHidesEverySecret(t *testing.T) {
 	}
 }
 
+// A plan redacted already (as a run record keeps it) is shown as it is:
+// an inline source keeps its own size and digest, not the placeholder's.
+func TestPlanSpecOfARedactedPlanChangesNothing(t *testing.T) {
+	once := PlanSpec(secretPlan())
+	if twice := PlanSpec(once); mustJSON(t, twice) != mustJSON(t, once) {
+		t.Errorf("redacting a redacted plan changed it:\n%s\nwas\n%s", mustJSON(t, twice), mustJSON(t, once))
+	}
+	if st := RunStatus(RunStatus(v1alpha1.RunStatus{Message: "GET http://u:p@h/x?t=1 failed"})); st.Message != "GET http://xxxxx@h/x?xxxxx failed" {
+		t.Errorf("redacting a redacted message gave %q", st.Message)
+	}
+}
+
 func TestRunHidesSpecAndMessages(t *testing.T) {
 	r := &v1alpha1.UpgradeRun{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
 	r.Spec.Plan = secretPlan()

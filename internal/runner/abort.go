@@ -17,6 +17,9 @@ import (
 // asks it to stop (the one write made without the lease: a flag the holder
 // reads) and waits until it has.
 func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if _, err := s.store.Get(ctx, name); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ import (
 func (s *Session) Approve(ctx context.Context, name, stepName string) (engine.Approval, error) {
 	by := lease.CurrentIdentity(name)
 	who := fmt.Sprintf("%s@%s", by.User, by.Host)
+	if err := s.ready(ctx); err != nil {
+		return engine.Approval{}, err
+	}
 	if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err != nil || !valid {
 		held, err := s.acquire(ctx, name)
 		if err != nil {

@@ -166,10 +166,11 @@ spec:
 		}
 	}
 
-	saved, err := f.s.Store().LoadSources(f.ctx, "refs")
+	loaded, err := f.s.Store().LoadSources(f.ctx, "refs")
 	if err != nil {
 		t.Fatal(err)
 	}
+	saved := loaded.Sources
 	for _, key := range []string{"spec.stages[0].steps[0].crds", "spec.stages[0].steps[1].manifests", "spec.stages[0].steps[2].manifests",
 		"spec.stages[0].steps[3].helm.valuesFrom[0]", "spec.stages[0].steps[3].helm.valuesFrom[2]"} {
 		if _, ok := saved[key]; !ok {

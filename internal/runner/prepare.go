@@ -17,7 +17,7 @@ type records interface {
 	Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, error)
 	List(ctx context.Context) ([]v1alpha1.UpgradeRun, error)
 	Save(ctx context.Context, r *v1alpha1.UpgradeRun) error
-	SaveSources(ctx context.Context, name string, sources map[string][]byte) (v1alpha1.BlobRef, error)
+	SaveSources(ctx context.Context, name string, plan v1alpha1.UpgradePlanSpec, sources map[string][]byte) (v1alpha1.BlobRef, error)
 }
 
 var _ records = (*runstore.Store)(nil)
@@ -52,10 +52,12 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, false, nil
 	case engine.StartRun:
-		// Sources first, written once and kept apart from the record: the
-		// record saved on every transition then holds only the plan, the
-		// digests and the status, and a run never exists without them.
-		ref, err := store.SaveSources(ctx, p.Plan.Name, p.Sources)
+		// The plan as written and its sources first, written once into
+		// Secrets of their own: the record, saved on every transition and
+		// readable by anyone who may read runs, then holds the plan
+		// redacted, the digests and the status, and a run never exists
+		// without what resumes it.
+		ref, err := store.SaveSources(ctx, p.Plan.Name, p.Plan.Spec, p.Sources)
 		if err != nil {
 			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 		}
@@ -67,6 +69,7 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		failpoint(run)
 		out.Run = run
 	case engine.StartAttempt:
+		existing.Spec.Plan = p.Plan.Spec // as written; the record's is redacted
 		if err := engine.NewAttempt(existing, time.Now()); err != nil {
 			return nil, false, err
 		}
@@ -75,6 +78,19 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		}
 		failpoint(existing)
 	case engine.ResumeRun:
+		// The same digests: the plan as written is the one the run
+		// started with (the record holds it redacted).
+		existing.Spec.Plan = p.Plan.Spec
+		if existing.Status.Attempt == 0 {
+			// Created, but stopped before its status was first written:
+			// it never started. Start it now.
+			existing.Status = engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now()).Status
+			if err := store.Save(ctx, existing); err != nil {
+				return nil, false, err
+			}
+			failpoint(existing)
+			break
+		}
 		notice(dec.Reason)
 		engine.Resume(existing)
 	}

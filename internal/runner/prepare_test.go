@@ -2,16 +2,19 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
@@ -23,6 +26,7 @@ type fakeRecords struct {
 	sourcesErr  error
 	calls       []string
 	savedSource map[string][]byte
+	savedPlan   *v1alpha1.UpgradePlanSpec
 }
 
 var _ records = (*fakeRecords)(nil)
@@ -56,12 +60,12 @@ func (f *fakeRecords) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	return nil
 }
 
-func (f *fakeRecords) SaveSources(_ context.Context, name string, sources map[string][]byte) (v1alpha1.BlobRef, error) {
+func (f *fakeRecords) SaveSources(_ context.Context, name string, plan v1alpha1.UpgradePlanSpec, sources map[string][]byte) (v1alpha1.BlobRef, error) {
 	f.calls = append(f.calls, "save-sources")
 	if f.sourcesErr != nil {
 		return v1alpha1.BlobRef{}, f.sourcesErr
 	}
-	f.savedSource = sources
+	f.savedSource, f.savedPlan = sources, &plan
 	return v1alpha1.BlobRef{Secrets: []string{"upshift-src-" + name + "-0"}, SHA256: "abc"}, nil
 }
 
@@ -76,11 +80,14 @@ func (f *fakeRecords) writes() string {
 }
 
 // resolved is plan "demo" with one manifests step whose source has the
-// given content.
+// given content, and a Helm step with a secret value.
 func resolved(t *testing.T, content string) *Resolved {
 	t.Helper()
 	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: v1alpha1.UpgradePlanSpec{Version: "1.1.0", Stages: []v1alpha1.Stage{{
-		Name: "config", Steps: []v1alpha1.Step{{Name: "settings", Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{Path: "m.yaml"}}}},
+		Name: "config", Steps: []v1alpha1.Step{
+			{Name: "settings", Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{Path: "m.yaml"}}},
+			{Name: "addon", Helm: &v1alpha1.HelmStep{Release: "addon", Namespace: "n", Chart: "addon", Values: &apiextensionsv1.JSON{Raw: []byte(`{"password":"hunter2"}`)}}},
+		},
 	}}}}
 	r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte(content)})
 	if err != nil {
@@ -89,10 +96,20 @@ func resolved(t *testing.T, content string) *Resolved {
 	return r
 }
 
-// saved is a run of p as apply would have saved it, in phase.
+// saved is a run of p as apply would have saved it, in phase, and as the
+// store reads it back: its plan redacted.
 func saved(p *Resolved, phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
 	r := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 	r.Status.Phase = phase
+	r.Spec.Plan = redact.PlanSpec(r.Spec.Plan)
+	return r
+}
+
+// unstarted is a run of p created but whose status was never written (the
+// process stopped between the two writes), as the store reads it.
+func unstarted(p *Resolved) *v1alpha1.UpgradeRun {
+	r := saved(p, v1alpha1.RunPending)
+	r.Status = v1alpha1.RunStatus{Phase: v1alpha1.RunPending}
 	return r
 }
 
@@ -123,6 +140,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		{name: "no run yet: sources first, then the record", plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1},
 		{name: "sources cannot be written: no record", plan: plan, sourcesErr: errors.New("etcd is sad"), writes: "save-sources", errHas: "nothing was changed"},
 		{name: "unfinished, same plan: resume, write nothing yet", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
+		{name: "created, its status never written: start it", runs: []*v1alpha1.UpgradeRun{unstarted(plan)}, plan: plan, verdict: engine.ResumeRun, drive: true, writes: "save", attempt: 1},
 		{name: "aborted: resume", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunAborted)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
 		{name: "unfinished, plan changed: refuse", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: changed, verdict: engine.Refuse, errHas: "content changed"},
 		{name: "succeeded, same plan: nothing to do", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.AlreadyDone},
@@ -164,7 +182,20 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 					t.Errorf("run attempt %d phase %s, want attempt %d Running", out.Run.Status.Attempt, out.Run.Status.Phase, tt.attempt)
 				}
 			}
+			if tt.drive {
+				// What drives the run is the plan as written, never the
+				// record's redacted copy.
+				if got := string(mustJSON(t, out.Run.Spec.Plan)); got != string(mustJSON(t, tt.plan.Plan.Spec)) {
+					t.Errorf("the run is driven with plan %s, want the plan as written %s", got, mustJSON(t, tt.plan.Plan.Spec))
+				}
+				if len(out.Run.Status.Stages) != 1 || len(out.Run.Status.Stages[0].Steps) != 2 {
+					t.Errorf("the driven run's stages: %+v", out.Run.Status.Stages)
+				}
+			}
 			if tt.verdict == engine.StartRun {
+				if f.savedPlan == nil || !strings.Contains(string(mustJSON(t, f.savedPlan)), "hunter2") {
+					t.Errorf("SaveSources got plan %s, want the plan as written", mustJSON(t, f.savedPlan))
+				}
 				if r := f.runs["demo"]; r.Spec.Sources == nil || r.Spec.Sources.Secrets[0] != "upshift-src-demo-0" {
 					t.Errorf("the new record does not name its sources: %+v", r.Spec.Sources)
 				}
@@ -197,4 +228,13 @@ func TestDriverSettingsAreNoChangeOfContent(t *testing.T) {
 	if d := digest(func(s *v1alpha1.UpgradePlanSpec) { s.Version = "1.2.0" }); d == plain {
 		t.Error("changing spec.version left the digest as it was")
 	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -123,7 +123,26 @@ func Open(cfg *rest.Config, opts Options) (*Session, error) {
 		return nil, err
 	}
 	b.AfterChunkWritten = backupFailpoint()
-	return &Session{opts: opts, cs: cs, planCS: planCS, store: runstore.New(cs, opts.Namespace), backups: b, deps: deps, fence: fence}, nil
+	store, err := runstore.New(cfg, opts.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{opts: opts, cs: cs, planCS: planCS, store: store, backups: b, deps: deps, fence: fence}, nil
+}
+
+// ready readies the cluster for a run's first write: the UpgradeRun CRD
+// installed and current (said through Notice when it had to be
+// installed; a user who may not install it is refused with the fix
+// before anything changed), then the runs namespace.
+func (s *Session) ready(ctx context.Context) error {
+	msg, err := s.store.EnsureCRD(ctx)
+	if err != nil {
+		return err
+	}
+	if msg != "" {
+		s.opts.Notice(msg)
+	}
+	return s.store.EnsureNamespace(ctx)
 }
 
 // Store gives read access to saved runs (status, history).
@@ -160,7 +179,7 @@ func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) 
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
 func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome, error) {
-	if err := s.store.EnsureNamespace(ctx); err != nil {
+	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
 	held, err := s.acquire(ctx, p.Plan.Name)
@@ -223,6 +242,9 @@ func (s *Session) newerRun(ctx context.Context, r *v1alpha1.UpgradeRun) (string,
 
 // command changes a saved run under the lease and drives it on.
 func (s *Session) command(ctx context.Context, name string, needSources bool, change func(*v1alpha1.UpgradeRun) error) (*Outcome, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	held, err := s.acquire(ctx, name)
 	if err != nil {
 		return nil, err
@@ -235,31 +257,27 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	if err := change(run); err != nil {
 		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
-	planOf := &v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan}
-	p := &Resolved{Plan: planOf}
-	if !needSources {
-		// A rollback restores from backups; its down-migration Jobs come
-		// from the saved sources. Sources that cannot be read do not stop
-		// a rollback that needs none, but their cause is kept for the one
-		// that does (a stage with a rollbackJob).
-		srcs, err := s.store.LoadSources(ctx, name)
-		if err == nil {
-			var rp *Resolved
-			if rp, err = FromSources(planOf, srcs); err == nil {
-				p = rp
-			}
-		}
-		if err != nil {
-			p.SourcesErr = fmt.Errorf("read the sources saved with run %s: %w", name, err)
-		}
-	} else {
-		srcs, err := s.store.LoadSources(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		if p, err = FromSources(planOf, srcs); err != nil {
-			return nil, err
-		}
+	// The plan as written comes with the sources saved with the run: the
+	// resource holds it redacted, which must not drive anything.
+	var p *Resolved
+	saved, err := s.store.LoadSources(ctx, name)
+	if err == nil {
+		run.Spec.Plan = saved.Plan
+		p, err = FromSources(&v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: saved.Plan}, saved.Sources)
+	}
+	switch {
+	case err != nil && needSources:
+		return nil, err
+	case err != nil:
+		// A rollback restores from backups and needs of the plan only
+		// what redaction keeps (stages, step names and kinds, Helm
+		// releases); its down-migration Jobs come from the saved
+		// sources. Sources that cannot be read do not stop a rollback
+		// that needs none, but their cause is kept for the one that
+		// does (a stage with a rollbackJob).
+		p = &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan},
+			SourcesErr: fmt.Errorf("read the sources saved with run %s: %w", name, err)}
+	case needSources:
 		if changed := engine.Changes(run, p.Digest, p.SourceDigests); changed != "" {
 			return &Outcome{Run: run}, fmt.Errorf("%w: the sources saved with run %s do not match it (%s): apply the plan file again to resume", ErrRefused, name, changed)
 		}

@@ -137,7 +137,7 @@ func TestInterruptWhoseSaveFailsIsNotReportedSaved(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	f.faults.Set(faults.Rule{Method: http.MethodPatch, PathContains: "/namespaces/" + f.runsNS + "/secrets/", Status: 500, Message: "etcd is sad"})
+	f.faults.Set(faults.Rule{Method: http.MethodPatch, PathContains: "/namespaces/" + f.runsNS + "/upgraderuns/", Status: 500, Message: "etcd is sad"})
 	interrupt()
 	res := <-done
 	f.faults.Set()

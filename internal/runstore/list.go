@@ -14,14 +14,45 @@ import (
 
 // List returns every run in the namespace, oldest first: by
 // status.startedAt (a run not started yet counts from its creation), then
-// by creation time, then by name.
+// by creation time, then by name. Records of earlier versions are listed
+// with the rest; on a cluster without the UpgradeRun CRD only they are.
 func (s *Store) List(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
+	var list v1alpha1.UpgradeRunList
+	err := retry(ctx, func(int) error {
+		return s.runs.Get().Namespace(s.namespace).Resource(Resource).Do(ctx).Into(&list)
+	})
+	if err != nil && !noResource(err) {
+		return nil, fmt.Errorf("list runs in %s: %w", s.namespace, err)
+	}
+	runs := make([]v1alpha1.UpgradeRun, 0, len(list.Items))
+	seen := map[string]bool{}
+	for i := range list.Items {
+		r := fromResource(&list.Items[i])
+		seen[r.Name] = true
+		runs = append(runs, *r)
+	}
+	legacy, err := s.listLegacy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range legacy {
+		if !seen[r.Name] { // a migration stopped before it deleted the Secret
+			runs = append(runs, r)
+		}
+	}
+	sortOldestFirst(runs)
+	return runs, nil
+}
+
+// listLegacy lists the records of earlier versions.
+func (s *Store) listLegacy(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
 	var list *corev1.SecretList
 	err := retry(ctx, func(int) error {
 		var err error
 		list, err = s.cs.CoreV1().Secrets(s.namespace).List(ctx, metav1.ListOptions{
 			LabelSelector: LabelRun,
-			// Backup chunks carry the same label: do not download them.
+			// Backup and source chunks carry the same label: do not
+			// download them.
 			FieldSelector: "type=" + string(SecretType),
 		})
 		return err
@@ -29,19 +60,18 @@ func (s *Store) List(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list runs in %s: %w", s.namespace, err)
 	}
-	runs := make([]v1alpha1.UpgradeRun, 0, len(list.Items))
+	var runs []v1alpha1.UpgradeRun
 	for i := range list.Items {
 		sec := &list.Items[i]
 		if sec.Type != SecretType {
 			continue // a foreign Secret that happens to carry the label
 		}
-		run, err := decodeRun(sec, "")
+		run, err := decodeLegacy(sec, "")
 		if err != nil {
 			return nil, fmt.Errorf("list runs in %s: %w", s.namespace, err)
 		}
 		runs = append(runs, *run)
 	}
-	sortOldestFirst(runs)
 	return runs, nil
 }
 

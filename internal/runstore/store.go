@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/chunks"
@@ -23,18 +27,39 @@ var (
 	ErrConflict = errors.New("run changed since it was read")
 )
 
-// Store keeps runs as Secrets in one namespace. It is safe for concurrent
-// use; it caches nothing, so every read sees what other processes wrote.
+// Store keeps runs as UpgradeRun resources in one namespace. It is safe
+// for concurrent use; it caches nothing it reads, so every read sees what
+// other processes wrote.
 type Store struct {
 	cs        kubernetes.Interface
+	runs      rest.Interface // upshift.dev/v1alpha1
+	crds      apiextensionsclient.Interface
 	namespace string
 	chunks    *chunks.Store // the runs' sources
 	written   written       // what was last read or written, per run
+	now       func() time.Time
+
+	crdMu sync.Mutex
+	crdOK bool // EnsureCRD found or made the CRD current
 }
 
-// New returns a Store that keeps runs in namespace.
-func New(cs kubernetes.Interface, namespace string) *Store {
-	return &Store{cs: cs, namespace: namespace, chunks: chunks.New(cs, namespace, SourcesSecretType)}
+// New returns a Store that keeps runs in namespace of the cluster cfg
+// points at.
+func New(cfg *rest.Config, namespace string) (*Store, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := runsClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{cs: cs, runs: runs, crds: crds, namespace: namespace, now: time.Now,
+		chunks: chunks.New(cs, namespace, SourcesSecretType)}, nil
 }
 
 // Namespace is where the runs are kept.
@@ -68,53 +93,90 @@ func (s *Store) EnsureNamespace(ctx context.Context) error {
 }
 
 // Get returns the run named name, or an error wrapping ErrNotFound. Its
-// ResourceVersion is the Secret's resourceVersion at which the run was last
-// saved: the precondition Save checks.
+// ResourceVersion is the precondition Save checks. Its spec.plan is the
+// plan redacted (LoadSources has the plan as written), except for a
+// record of an earlier version, which kept the plan as written.
 func (s *Store) Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, error) {
-	sec, err := s.secret(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	run, err := decodeRun(sec, name)
-	if err == nil {
-		s.written.rememberRead(name, sec)
-	}
+	run, _, err := s.read(ctx, name)
 	return run, err
 }
 
-// secret reads the run's Secret, retrying transient errors.
-func (s *Store) secret(ctx context.Context, name string) (*corev1.Secret, error) {
-	var sec *corev1.Secret
+// read returns the run, and the Secret that keeps it when it is a record
+// of an earlier version (nil for an UpgradeRun).
+func (s *Store) read(ctx context.Context, name string) (*v1alpha1.UpgradeRun, *corev1.Secret, error) {
+	var run v1alpha1.UpgradeRun
 	err := retry(ctx, func(int) error {
-		var err error
-		sec, err = s.cs.CoreV1().Secrets(s.namespace).Get(ctx, SecretName(name), metav1.GetOptions{})
-		return err
+		return s.runs.Get().Namespace(s.namespace).Resource(Resource).Name(name).Do(ctx).Into(&run)
 	})
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("run %s in %s: %w", name, s.namespace, ErrNotFound)
+	if err == nil {
+		s.rememberRead(&run)
+		return fromResource(&run), nil, nil
 	}
+	if !apierrors.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("get run %s: %w", name, err)
+	}
+	sec, lerr := s.legacySecret(ctx, name)
+	if lerr != nil {
+		return nil, nil, lerr
+	}
+	if sec == nil {
+		return nil, nil, fmt.Errorf("run %s in %s: %w", name, s.namespace, ErrNotFound)
+	}
+	legacy, err := decodeLegacy(sec, name)
 	if err != nil {
-		return nil, fmt.Errorf("get run %s: %w", name, err)
+		return nil, nil, err
 	}
-	return sec, nil
+	s.written.forget(name)
+	return legacy, sec, nil
 }
 
-// Delete removes the run and its sources. A run that is not there is an
-// error wrapping ErrNotFound, unless an earlier attempt of this call
-// deleted it and only the answer was lost.
+// rememberRead records a read run's status as stored at its version; a
+// run whose status was never written is not remembered, so its next save
+// writes the whole status.
+func (s *Store) rememberRead(run *v1alpha1.UpgradeRun) {
+	if run.Status.Phase == "" {
+		s.written.forget(run.Name)
+		return
+	}
+	st, err := splitStatus(&run.Status)
+	if err != nil {
+		s.written.forget(run.Name)
+		return
+	}
+	s.written.remember(run.Name, run.ResourceVersion, st)
+}
+
+// Delete removes the run (and a record of an earlier version) and its
+// sources. A run that is not there is an error wrapping ErrNotFound,
+// unless an earlier attempt of this call deleted it and only the answer
+// was lost.
 func (s *Store) Delete(ctx context.Context, name string) error {
+	found := false
 	err := retry(ctx, func(attempt int) error {
-		err := s.cs.CoreV1().Secrets(s.namespace).Delete(ctx, SecretName(name), metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) && attempt > 1 {
+		err := s.runs.Delete().Namespace(s.namespace).Resource(Resource).Name(name).Do(ctx).Error()
+		if err == nil || (apierrors.IsNotFound(err) && attempt > 1) {
+			found = true
 			return nil
 		}
 		return err
 	})
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete run %s in %s: %w", name, s.namespace, ErrNotFound)
-	}
-	if err != nil {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete run %s: %w", name, err)
+	}
+	err = retry(ctx, func(attempt int) error {
+		err := s.cs.CoreV1().Secrets(s.namespace).Delete(ctx, SecretName(name), metav1.DeleteOptions{})
+		if err == nil || (apierrors.IsNotFound(err) && attempt > 1) {
+			found = true
+			return nil
+		}
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete run %s: %w", name, err)
+	}
+	s.written.forget(name)
+	if !found {
+		return fmt.Errorf("delete run %s in %s: %w", name, s.namespace, ErrNotFound)
 	}
 	// The record first: chunks without a record are harmless leftovers
 	// (the next delete of the name takes them), a record without its

@@ -1,38 +1,35 @@
 package runstore
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/chunks"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// newStore returns a Store in a fresh namespace of the package's cluster.
+// newStore returns a Store in a fresh namespace of the package's cluster,
+// with the CRDs installed.
 func newStore(t *testing.T) (*Store, kubernetes.Interface, context.Context) {
 	t.Helper()
 	c := testenv.Cluster(t)
+	testenv.InstallCRDs(t, c.RESTConfig())
 	cs, err := kubernetes.NewForConfig(c.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +37,7 @@ func newStore(t *testing.T) (*Store, kubernetes.Interface, context.Context) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	ns := testNamespace(t)
-	s := New(cs, ns)
+	s := mustNew(t, c.RESTConfig(), ns)
 	if err := s.EnsureNamespace(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +47,39 @@ func newStore(t *testing.T) (*Store, kubernetes.Interface, context.Context) {
 	return s, cs, ctx
 }
 
+func mustNew(t *testing.T, cfg *rest.Config, namespace string) *Store {
+	t.Helper()
+	s, err := New(cfg, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var runsGVR = v1alpha1.GroupVersion.WithResource(Resource)
+
+// resource is the run's UpgradeRun as `kubectl get upgraderun NAME -o json`
+// shows it.
+func resource(t *testing.T, ctx context.Context, s *Store, name string) *unstructured.Unstructured {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(testenv.Cluster(t).RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := dyn.Resource(runsGVR).Namespace(s.Namespace()).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get upgraderun %s: %v", name, err)
+	}
+	return u
+}
+
 func newRun(name, version string, started time.Time) *v1alpha1.UpgradeRun {
 	st := metav1.NewMicroTime(started)
 	return &v1alpha1.UpgradeRun{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: v1alpha1.UpgradeRunSpec{
-			Plan:          v1alpha1.UpgradePlanSpec{Version: version, Stages: []v1alpha1.Stage{{Name: "crds"}}},
+			Plan: v1alpha1.UpgradePlanSpec{Version: version, Stages: []v1alpha1.Stage{{Name: "crds",
+				Steps: []v1alpha1.Step{{Name: "crds", CRDs: &v1alpha1.CRDsStep{Source: v1alpha1.Source{Path: "crds.yaml"}}}}}}},
 			PlanDigest:    "sha256:abc",
 			SourceDigests: map[string]string{"spec.stages[0].steps[0].crds.source": "sha256:def"},
 		},
@@ -107,8 +131,8 @@ func TestSaveGetRoundTrip(t *testing.T) {
 		t.Errorf("Get metadata: %v %v created %v", got.APIVersion, got.Kind, got.CreationTimestamp)
 	}
 
-	// An update is seen by the next Get, and the Secret tells kubectl users
-	// what it is.
+	// An update is seen by the next Get, and the resource tells kubectl
+	// users what it is.
 	got.Status.Phase = v1alpha1.RunSucceeded
 	got.Status.Transitions++
 	if err := s.Save(ctx, got); err != nil {
@@ -121,26 +145,26 @@ func TestSaveGetRoundTrip(t *testing.T) {
 	if again.Status.Phase != v1alpha1.RunSucceeded || again.Status.Transitions != 2 {
 		t.Errorf("after update: phase %s transitions %d", again.Status.Phase, again.Status.Transitions)
 	}
+	u := resource(t, ctx, s, "demo-1.1.0")
+	if u.GetLabels()[LabelRun] != "demo-1.1.0" || u.GetLabels()[LabelManagedBy] != "upshift" {
+		t.Errorf("labels %v", u.GetLabels())
+	}
+	if v, _, _ := unstructured.NestedString(u.Object, "spec", "plan", "version"); v != "1.1.0" {
+		t.Errorf("spec.plan.version %q", v)
+	}
+	// kstatus: observedGeneration and a Ready condition, True once the
+	// run succeeded.
+	gen, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	if gen != u.GetGeneration() || gen == 0 || len(conds) != 1 {
+		t.Fatalf("observedGeneration %d (generation %d), conditions %v", gen, u.GetGeneration(), conds)
+	}
+	if c := conds[0].(map[string]any); c["type"] != "Ready" || c["status"] != "True" || c["reason"] != "Succeeded" {
+		t.Errorf("condition %v, want Ready True", c)
+	}
 	secs, err := cs.CoreV1().Secrets(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: LabelRun})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(secs.Items) != 1 {
-		t.Fatalf("kubectl get secret -l %s would list %d secrets, want 1", LabelRun, len(secs.Items))
-	}
-	sec := secs.Items[0]
-	if sec.Name != "upshift-run-demo-1.1.0" || sec.Type != SecretType {
-		t.Errorf("secret %s of type %s", sec.Name, sec.Type)
-	}
-	if sec.Labels[LabelRun] != "demo-1.1.0" || sec.Labels[LabelManagedBy] != "upshift" {
-		t.Errorf("labels %v", sec.Labels)
-	}
-	if sec.Annotations[AnnotationPhase] != "Succeeded" || sec.Annotations[AnnotationPlanVersion] != "1.1.0" {
-		t.Errorf("annotations %v", sec.Annotations)
-	}
-	var stored v1alpha1.UpgradeRun
-	if err := json.Unmarshal(sec.Data[keySpec], &stored); err != nil || stored.Name != "demo-1.1.0" || stored.ResourceVersion != "" {
-		t.Errorf("%s: name %q resourceVersion %q (%v)", keySpec, stored.Name, stored.ResourceVersion, err)
+	if err != nil || len(secs.Items) != 0 {
+		t.Errorf("%d secrets labelled %s (%v): a run is no Secret any more", len(secs.Items), LabelRun, err)
 	}
 }
 
@@ -206,201 +230,6 @@ func TestSaveConflict(t *testing.T) {
 	}
 }
 
-// The runner writes a run's sources once, before its record, and then
-// saves the record on every transition: the record stays small (no
-// source in it), the sources come back intact, and writing the same
-// sources again writes nothing.
-func TestSourcesKeptApartFromTheRecord(t *testing.T) {
-	t.Parallel()
-	s, cs, ctx := newStore(t)
-	sources := map[string][]byte{
-		"spec.stages[0].steps[0].crds.source":      []byte(strings.Repeat("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n", 500)),
-		"spec.stages[0].steps[1].manifests.source": []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: hunter2\n"),
-		"spec.stages[1].steps[0].helm.chart":       {0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe},
-	}
-	ref, err := s.SaveSources(ctx, "demo", sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := newRun("demo", "1.1.0", time.Now())
-	run.Spec.Sources = &ref
-	if err := s.Save(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3; i++ {
-		run.Status.Transitions++
-		if err := s.Save(ctx, run); err != nil {
-			t.Fatalf("save %d: %v", i, err)
-		}
-	}
-	got, err := s.LoadSources(ctx, "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(sources) {
-		t.Fatalf("LoadSources: %d sources, want %d", len(got), len(sources))
-	}
-	for k, v := range sources {
-		if !bytes.Equal(got[k], v) {
-			t.Errorf("source %s = %q, want %q", k, got[k], v)
-		}
-	}
-
-	// The record holds the run only; the chunks are immutable and
-	// compressed (the CRD text repeats 500 times).
-	sec, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, SecretName("demo"), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range sec.Data {
-		if k != keySpec && k != keyStatus && !strings.HasPrefix(k, stagePrefix) {
-			t.Errorf("the record's Secret holds key %s: it keeps the run only", k)
-		}
-	}
-	if len(ref.Secrets) != 1 || ref.Packed == 0 || ref.Packed > 4096 {
-		t.Errorf("sources ref %+v: want one small chunk", ref)
-	}
-	chunk, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, ref.Secrets[0], metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if chunk.Immutable == nil || !*chunk.Immutable || chunk.Labels[LabelRun] != "demo" {
-		t.Errorf("chunk %s: immutable %v, labels %v", chunk.Name, chunk.Immutable, chunk.Labels)
-	}
-
-	// Written again (a run restarted before its record was saved): the
-	// same ref, and the chunk is not written again.
-	again, err := s.SaveSources(ctx, "demo", sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, ref.Secrets[0], metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.SHA256 != ref.SHA256 || again.Secrets[0] != ref.Secrets[0] || after.ResourceVersion != chunk.ResourceVersion {
-		t.Errorf("saving the same sources again: ref %+v (was %+v), chunk version %s (was %s)", again, ref, after.ResourceVersion, chunk.ResourceVersion)
-	}
-}
-
-// Sources of several MiB, which compress badly, go into several chunks
-// and come back intact; an altered chunk is named.
-func TestLargeSourcesSpanChunks(t *testing.T) {
-	t.Parallel()
-	s, cs, ctx := newStore(t)
-	noise := make([]byte, 3<<20)
-	if _, err := rand.Read(noise); err != nil {
-		t.Fatal(err)
-	}
-	sources := map[string][]byte{"spec.stages[0].steps[0].crds.source": []byte(base64.StdEncoding.EncodeToString(noise))}
-	ref, err := s.SaveSources(ctx, "big", sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ref.Secrets) < 3 {
-		t.Fatalf("%d MiB compressed in %d chunk(s), want several", ref.Packed>>20, len(ref.Secrets))
-	}
-	run := newRun("big", "1.0.0", time.Now())
-	run.Spec.Sources = &ref
-	if err := s.Save(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.LoadSources(ctx, "big")
-	if err != nil || !bytes.Equal(got["spec.stages[0].steps[0].crds.source"], sources["spec.stages[0].steps[0].crds.source"]) {
-		t.Fatalf("LoadSources of %d bytes: %v", ref.Bytes, err)
-	}
-	// An immutable chunk cannot be altered: replace one by hand.
-	victim := ref.Secrets[1]
-	if err := cs.CoreV1().Secrets(s.Namespace()).Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	forged := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: victim, Namespace: s.Namespace(), Annotations: map[string]string{
-		chunks.AnnotationChunk: "1/" + strconv.Itoa(len(ref.Secrets)), chunks.AnnotationBlobSHA256: ref.SHA256, chunks.AnnotationChunkSHA256: "0"}},
-		Type: SourcesSecretType, Data: map[string][]byte{"chunk": []byte("forged")}}
-	if _, err := cs.CoreV1().Secrets(s.Namespace()).Create(ctx, forged, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.LoadSources(ctx, "big"); !errors.Is(err, chunks.ErrCorrupt) || !strings.Contains(err.Error(), victim) {
-		t.Fatalf("LoadSources with an altered chunk = %v; want ErrCorrupt naming %s", err, victim)
-	}
-}
-
-// A record written before sources had chunks of their own keeps them in
-// its Secret; they still load.
-func TestLegacySourcesInTheRecordLoad(t *testing.T) {
-	t.Parallel()
-	s, cs, ctx := newStore(t)
-	if err := s.Save(ctx, newRun("old", "1.0.0", time.Now())); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := encodeSources(map[string][]byte{"a": []byte("b")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gz, err := chunks.Pack(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, _ := json.Marshal(map[string]any{"data": map[string][]byte{legacyKeySources: gz}})
-	if _, err := cs.CoreV1().Secrets(s.Namespace()).Patch(ctx, SecretName("old"), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.LoadSources(ctx, "old")
-	if err != nil || string(got["a"]) != "b" {
-		t.Fatalf("legacy LoadSources = %v, %v", got, err)
-	}
-}
-
-// Source contents may be Secret manifests: they must show in no label or
-// annotation, and not in clear in the Secret's data either.
-func TestSecretValuesNeverInAnnotations(t *testing.T) {
-	t.Parallel()
-	s, cs, ctx := newStore(t)
-	const secret = "s3cr3t-hunter2"
-	ref, err := s.SaveSources(ctx, "demo", map[string][]byte{"spec.stages[0].steps[0].manifests.source": []byte("kind: Secret\nstringData:\n  token: " + secret + "\n")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := newRun("demo", "1.2.0", time.Now())
-	run.Spec.Sources = &ref
-	if err := s.Save(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	run.Status.Phase = v1alpha1.RunFailed
-	if err := s.Save(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range append([]string{SecretName("demo")}, ref.Secrets...) {
-		sec, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		meta, _ := json.Marshal(sec.ObjectMeta)
-		if strings.Contains(string(meta), secret) {
-			t.Fatalf("secret value in the metadata of Secret %s: %s", name, meta)
-		}
-		for k, v := range sec.Data {
-			if strings.Contains(string(v), secret) {
-				t.Errorf("secret value in clear in data key %s of Secret %s", k, name)
-			}
-		}
-	}
-	sec, err := cs.CoreV1().Secrets(s.Namespace()).Get(ctx, SecretName("demo"), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range sec.Annotations {
-		switch k {
-		case AnnotationPhase, AnnotationPlanVersion, annotationRunVersion:
-		default:
-			t.Errorf("unexpected annotation %s=%q", k, sec.Annotations[k])
-		}
-	}
-	if sec.Annotations[AnnotationPhase] != "Failed" {
-		t.Errorf("phase annotation %q after SaveSources and Save, want Failed", sec.Annotations[AnnotationPhase])
-	}
-}
-
 func TestListOldestFirst(t *testing.T) {
 	t.Parallel()
 	s, cs, ctx := newStore(t)
@@ -418,11 +247,13 @@ func TestListOldestFirst(t *testing.T) {
 	if err := s.Save(ctx, pending); err != nil {
 		t.Fatal(err)
 	}
-	// A foreign Secret with the label is no run.
+	// A foreign Secret with the label is no run; a record of an earlier
+	// version is.
 	foreign := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "not-a-run", Namespace: s.Namespace(), Labels: map[string]string{LabelRun: "x"}}, StringData: map[string]string{"k": "v"}}
 	if _, err := cs.CoreV1().Secrets(s.Namespace()).Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	writeLegacy(t, ctx, cs, s.Namespace(), newRun("older", "0.9.0", base.Add(20*time.Minute)))
 	runs, err := s.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -434,8 +265,8 @@ func TestListOldestFirst(t *testing.T) {
 			t.Errorf("run %s listed without ResourceVersion", r.Name)
 		}
 	}
-	if got := strings.Join(names, " "); got != "first second third pending" {
-		t.Fatalf("List = %s, want first second third pending", got)
+	if got := strings.Join(names, " "); got != "first second older third pending" {
+		t.Fatalf("List = %s, want first second older third pending", got)
 	}
 	// A listed run saves like a read one.
 	runs[0].Status.Message = "listed"
@@ -452,7 +283,7 @@ func TestDelete(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ref, err := s.SaveSources(ctx, "drop", map[string][]byte{"a": []byte("b")})
+	ref, err := s.SaveSources(ctx, "drop", v1alpha1.UpgradePlanSpec{Version: "1.0.0"}, map[string][]byte{"a": []byte("b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,16 +306,25 @@ func TestDelete(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].Name != "keep" {
 		t.Fatalf("List after Delete = %v, %v; want only keep", runs, err)
 	}
+	// A record of an earlier version is deleted too.
+	writeLegacy(t, ctx, cs, s.Namespace(), newRun("old", "0.9.0", time.Now()))
+	if err := s.Delete(ctx, "old"); err != nil {
+		t.Fatalf("Delete of a record of an earlier version: %v", err)
+	}
+	if _, err := s.Get(ctx, "old"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after Delete of a record of an earlier version = %v, want ErrNotFound", err)
+	}
 	// The name is free again.
 	if err := s.Save(ctx, newRun("drop", "2.0.0", time.Now())); err != nil {
 		t.Fatalf("create after Delete: %v", err)
 	}
 }
 
-// A run name longer than a Secret name allows still round-trips.
+// A run name as long as a name may be round-trips, and its label (at most
+// 63 characters) selects it.
 func TestLongRunName(t *testing.T) {
 	t.Parallel()
-	s, cs, ctx := newStore(t)
+	s, _, ctx := newStore(t)
 	name := strings.Repeat("platform.", 27) + "v1" // 245 characters
 	if err := s.Save(ctx, newRun(name, "1.0.0", time.Now())); err != nil {
 		t.Fatal(err)
@@ -496,9 +336,13 @@ func TestLongRunName(t *testing.T) {
 	if got.Name != name {
 		t.Fatalf("Get name = %q", got.Name)
 	}
-	secs, err := cs.CoreV1().Secrets(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + labelValue(name)})
-	if err != nil || len(secs.Items) != 1 {
-		t.Fatalf("selecting the run by label: %d secrets, %v", len(secs.Items), err)
+	dyn, err := dynamic.NewForConfig(testenv.Cluster(t).RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := dyn.Resource(runsGVR).Namespace(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + labelValue(name)})
+	if err != nil || len(list.Items) != 1 || list.Items[0].GetName() != name {
+		t.Fatalf("selecting the run by label: %v, %v", list, err)
 	}
 }
 
@@ -506,15 +350,12 @@ func TestLongRunName(t *testing.T) {
 func TestSaveWithoutNamespace(t *testing.T) {
 	t.Parallel()
 	c := testenv.Cluster(t)
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.InstallCRDs(t, c.RESTConfig())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s := New(cs, "runs-never-created")
+	s := mustNew(t, c.RESTConfig(), "runs-never-created")
 	start := time.Now()
-	err = s.Save(ctx, newRun("demo", "1.0.0", time.Now()))
+	err := s.Save(ctx, newRun("demo", "1.0.0", time.Now()))
 	if err == nil || !strings.Contains(err.Error(), "runs-never-created") {
 		t.Fatalf("Save into a missing namespace = %v", err)
 	}
@@ -533,80 +374,31 @@ func testNamespace(t *testing.T) string {
 	return fmt.Sprintf("runs-%s-%s", strings.Trim(name, "-"), strings.ToLower(rand.Text()[:6]))
 }
 
-// A save after a transition sends the status and the stages that changed,
-// not the plan: the record's writes stay small however big the plan is.
-func TestSaveSendsOnlyWhatChanged(t *testing.T) {
+// A save whose patch no longer applies to the stored status (another
+// process removed the stage it changes) is a conflict too, not an error
+// of its own.
+func TestSaveConflictWhenThePatchNoLongerApplies(t *testing.T) {
 	t.Parallel()
-	c := testenv.Cluster(t)
-	var mu sync.Mutex
-	var patches []string
-	cfg := c.RESTConfig()
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTrip(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodPatch && r.GetBody != nil {
-				if b, err := r.GetBody(); err == nil {
-					body, _ := io.ReadAll(b)
-					mu.Lock()
-					patches = append(patches, string(body))
-					mu.Unlock()
-				}
-			}
-			return rt.RoundTrip(r)
-		})
-	})
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s := New(cs, testNamespace(t))
-	if err := s.EnsureNamespace(ctx); err != nil {
-		t.Fatal(err)
-	}
-	run := newRun("big-plan", "1.0.0", time.Now())
-	// A plan of 40 stages with long messages in its spec.
-	for i := 0; i < 40; i++ {
-		run.Spec.Plan.Stages = append(run.Spec.Plan.Stages, v1alpha1.Stage{Name: fmt.Sprintf("stage-%d", i),
-			Steps: []v1alpha1.Step{{Name: "s", Approval: &v1alpha1.ApprovalStep{Message: strings.Repeat("read the runbook first. ", 20)}}}})
-		run.Status.Stages = append(run.Status.Stages, v1alpha1.StageStatus{Name: fmt.Sprintf("stage-%d", i), Phase: v1alpha1.PhasePending})
-	}
+	s, _, ctx := newStore(t)
+	run := newRun("demo", "1.0.0", time.Now())
+	run.Status.Stages = append(run.Status.Stages, v1alpha1.StageStatus{Name: "b", Phase: v1alpha1.PhasePending}, v1alpha1.StageStatus{Name: "c", Phase: v1alpha1.PhasePending})
 	if err := s.Save(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		run.Status.Transitions++
-		run.Status.Stages[i].Phase = v1alpha1.PhaseSucceeded
-		if err := s.Save(ctx, run); err != nil {
-			t.Fatalf("save %d: %v", i, err)
-		}
+	other := mustNew(t, testenv.Cluster(t).RESTConfig(), s.Namespace())
+	cur, err := other.Get(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
 	}
-	mu.Lock()
-	sent := append([]string(nil), patches...)
-	mu.Unlock()
-	if len(sent) != 3 {
-		t.Fatalf("%d patches, want 3", len(sent))
+	cur.Status.Stages = cur.Status.Stages[:1]
+	if err := other.Save(ctx, cur); err != nil {
+		t.Fatal(err)
 	}
-	for i, p := range sent {
-		if strings.Contains(p, keySpec) || len(p) > 2048 || !strings.Contains(p, stageKey(i)) {
-			t.Errorf("save %d sent %d bytes (spec included: %v); want the status and stage %d only", i, len(p), strings.Contains(p, keySpec), i)
-		}
+	run.Status.Stages[2].Phase = v1alpha1.PhaseSucceeded // a patch of /status/stages/2/phase
+	if err := s.Save(ctx, run); !errors.Is(err, ErrConflict) {
+		t.Fatalf("save of a stale run whose patch no longer applies = %v, want ErrConflict", err)
 	}
-	// Read back whole, and a copy read elsewhere saves whole again.
-	got, err := s.Get(ctx, "big-plan")
-	if err != nil || len(got.Status.Stages) != len(run.Status.Stages) || got.Status.Stages[2].Phase != v1alpha1.PhaseSucceeded || got.Status.Transitions != run.Status.Transitions {
-		t.Fatalf("Get after partial saves: %v; %d stages, stage 2 %s, transitions %d (want %d)", err, len(got.Status.Stages), got.Status.Stages[2].Phase, got.Status.Transitions, run.Status.Transitions)
-	}
-	other := New(cs, s.Namespace())
-	got.Status.Message = "from another process"
-	if err := other.Save(ctx, got); err != nil {
-		t.Fatalf("save by another Store: %v", err)
-	}
-	if again, err := s.Get(ctx, "big-plan"); err != nil || again.Status.Message != "from another process" || len(again.Status.Stages) != len(run.Status.Stages) {
-		t.Fatalf("Get after another Store's save: %v", err)
+	if got, err := s.Get(ctx, "demo"); err != nil || len(got.Status.Stages) != 1 {
+		t.Fatalf("the stale save wrote: %v, %d stages", err, len(got.Status.Stages))
 	}
 }
-
-type roundTrip func(*http.Request) (*http.Response, error)
-
-func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

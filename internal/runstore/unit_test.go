@@ -62,7 +62,8 @@ func TestSourcesEncoding(t *testing.T) {
 		"spec.stages[2].steps[0].helm.chart":       {0x1f, 0x8b, 0xff, 0x00, 0xfe},
 		"empty":                                    {},
 	}
-	raw, err := encodeSources(in)
+	plan := &v1alpha1.UpgradePlanSpec{Version: "1.2.0"}
+	raw, err := encodeSources(plan, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +78,12 @@ func TestSourcesEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != len(in) {
-		t.Fatalf("got %d sources, want %d", len(out), len(in))
+	if len(out.Files) != len(in) || out.Plan == nil || out.Plan.Version != "1.2.0" {
+		t.Fatalf("got %d sources (want %d) and plan %+v", len(out.Files), len(in), out.Plan)
 	}
 	for k, v := range in {
-		if !bytes.Equal(out[k], v) {
-			t.Errorf("source %s = %q, want %q", k, out[k], v)
+		if !bytes.Equal(out.Files[k], v) {
+			t.Errorf("source %s = %q, want %q", k, out.Files[k], v)
 		}
 	}
 	if _, err := decodeSources([]byte("not json")); err == nil {

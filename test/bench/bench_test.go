@@ -154,7 +154,7 @@ func runOnce(t *testing.T, root, bin string, sc scenario, tool string, i int) me
 		m.requests += len(evs)
 		timedEvents = append(timedEvents, evs...)
 	}
-	m.written = weigh(timedEvents, "upshift-run-"+sc.plan)
+	m.written = weigh(timedEvents, sc.plan)
 	m.asked = count(timedEvents)
 	rs := rollouts(events, whole)
 	m.limit = busy(rs)

@@ -19,8 +19,9 @@ const runNamespace = "upshift-system"
 type written struct {
 	bytes, writes int
 	// byWhat sums per resource, and in Upshift's namespace per kind of
-	// object too ("secrets upshift-run-* in upshift-system"): a change to
-	// how runs are stored shows there whatever objects it introduces.
+	// object too ("upgraderuns/status <run> in upshift-system", "secrets
+	// upshift-src-* in upshift-system"): a change to how runs are stored
+	// shows there whatever objects it introduces.
 	byWhat map[string]*tally
 	// record are the writes of the run's record (saved after every
 	// transition).
@@ -38,7 +39,8 @@ func (t *tally) add(n int) {
 }
 
 // weigh sums the bodies of the writes among evs; record is the name of
-// the run's record in runNamespace.
+// the run in runNamespace: its UpgradeRun (the resource and its status)
+// or, before runs were UpgradeRuns, its Secret "upshift-run-<record>".
 func weigh(evs []localcluster.AuditEvent, record string) written {
 	w := written{byWhat: map[string]*tally{}}
 	for _, e := range evs {
@@ -53,7 +55,8 @@ func weigh(evs []localcluster.AuditEvent, record string) written {
 			w.byWhat[what] = &tally{}
 		}
 		w.byWhat[what].add(n)
-		if r := e.ObjectRef; r != nil && r.Namespace == runNamespace && r.Name == record {
+		if r := e.ObjectRef; r != nil && r.Namespace == runNamespace &&
+			(r.Resource == "upgraderuns" && r.Name == record || r.Resource == "secrets" && r.Name == "upshift-run-"+record) {
 			w.record.add(n)
 		}
 	}

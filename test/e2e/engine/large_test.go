@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -111,14 +112,15 @@ spec:
 	if run.Spec.Sources == nil || run.Spec.Sources.Packed < 2<<20 || len(run.Spec.Sources.Secrets) < 3 {
 		t.Fatalf("sources ref %+v: want more than 2 MiB compressed over several chunks", run.Spec.Sources)
 	}
-	record, err := w.cs.CoreV1().Secrets(runner.DefaultNamespace).Get(w.ctx, runstore.SecretName("big-2"), metav1.GetOptions{})
+	record, err := w.dyn.Resource(v1alpha1.GroupVersion.WithResource(runstore.Resource)).Namespace(runner.DefaultNamespace).Get(w.ctx, "big-2", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	recordBytes := 0
-	for _, v := range record.Data {
-		recordBytes += len(v)
+	raw, err := record.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
 	}
+	recordBytes := len(raw)
 	if recordBytes > 32<<10 {
 		t.Errorf("the run record is %d bytes; it is written on every transition and must not carry the sources", recordBytes)
 	}

@@ -251,11 +251,16 @@ func (w *world) sourceChunks(run string) int {
 	return len(list.Items)
 }
 
-// runSecrets counts the Secrets in upshift-system labelled with the run:
-// run records and backup chunks (and anything else carrying the label,
-// counted as a record so it cannot hide).
+// runSecrets counts the objects in upshift-system labelled with the run:
+// run records (UpgradeRuns) and backup chunks (and any other Secret
+// carrying the label, counted as a record so it cannot hide).
 func (w *world) runSecrets(run string) (records, backups int) {
 	w.t.Helper()
+	runs, err := w.dyn.Resource(v1alpha1.GroupVersion.WithResource(runstore.Resource)).Namespace(runner.DefaultNamespace).List(w.ctx, metav1.ListOptions{LabelSelector: runstore.LabelRun + "=" + run})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	records = len(runs.Items)
 	seen := map[string]bool{}
 	for _, key := range []string{runstore.LabelRun, backup.LabelRun} {
 		list, err := w.cs.CoreV1().Secrets(runner.DefaultNamespace).List(w.ctx, metav1.ListOptions{LabelSelector: key + "=" + run})

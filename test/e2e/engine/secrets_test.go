@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/runner"
@@ -321,8 +323,16 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		"gate http http://xxxxx@127.0.0.1:")
 	run(0, "plan", "-f", plan, "-o", "json")
 
-	failed := run(2, "apply", "-f", plan)
-	mustContain(t, "failing apply", failed.stdout+failed.stderr, "/healthz?xxxxx did not answer 200", "rolled back")
+	// Killed mid-run, the run is kept without its secrets; apply resumes
+	// it (and fails at the gate, rolls back).
+	killed := w.upshift(append([]string{runner.KillAfterTransitionEnv + "=3"}, env...), append([]string{"apply", "-f", plan}, fastLease...)...)
+	all = append(all, "$ upshift apply (killed)\n"+killed.stdout+killed.stderr)
+	if killed.code != -9 {
+		t.Fatalf("kill after transition 3: want SIGKILL, got %s", killed)
+	}
+	w.assertNoSecretInRuns(marker)
+	failed := run(2, append([]string{"apply", "-f", plan}, fastLease...)...)
+	mustContain(t, "failing apply", failed.stdout+failed.stderr, "resuming run vault-1.0.0", "/healthz?xxxxx did not answer 200", "rolled back")
 	run(2, "apply", "-f", plan, "-o", "json")
 	run(2, "apply", "-f", plan, "-o", "yaml")
 	srv.healthy.Store(true)
@@ -356,9 +366,16 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		}
 	}
 
+	// Whoever may read upgraderuns sees none of it.
+	w.assertNoSecretInRuns(marker)
+
 	// Messages are clean where they are stored, not only where printed.
 	for name, want := range map[string]string{"vault-1.0.0": "xxxxx@127.0.0.1", "vault-1.0.1": "<redacted>"} {
-		stored, err := runstore.New(w.cs, runner.DefaultNamespace).Get(w.ctx, name)
+		store, err := runstore.New(w.c.RESTConfig(), runner.DefaultNamespace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := store.Get(w.ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,5 +392,33 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		if !strings.Contains(status, want) {
 			t.Errorf("the stored status of run %s lacks %q:\n%s", name, want, status)
 		}
+	}
+}
+
+// assertNoSecretInRuns fails if marker shows in the UpgradeRuns, as kubectl
+// and a dynamic client read them.
+func (w *world) assertNoSecretInRuns(marker string) {
+	w.t.Helper()
+	list, err := w.dyn.Resource(v1alpha1.GroupVersion.WithResource(runstore.Resource)).Namespace(runner.DefaultNamespace).List(w.ctx, metav1.ListOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		w.t.Fatal("no UpgradeRun in " + runner.DefaultNamespace)
+	}
+	b, err := list.MarshalJSON()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if strings.Contains(string(b), marker) {
+		w.t.Errorf("an UpgradeRun holds the secret %s:\n%s", marker, b)
+	}
+	cmd := exec.CommandContext(w.ctx, w.c.Binaries().Path("kubectl"), "--kubeconfig", w.c.KubeconfigPath(), "get", "upgraderuns", "-n", runner.DefaultNamespace, "-o", "yaml")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("kubectl get upgraderuns -o yaml: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "kind: UpgradeRun") || strings.Contains(string(out), marker) || strings.Contains(string(out), base64.StdEncoding.EncodeToString([]byte(marker))[:12]) {
+		w.t.Errorf("kubectl get upgraderuns -o yaml shows the secret %s, or no run:\n%s", marker, out)
 	}
 }

@@ -1,0 +1,120 @@
+// Package crd embeds the CustomResourceDefinitions that controller-gen
+// generates into bases/ (`make generate`; never edited by hand), so the
+// one binary can print them (`upshift crds`) and install or check the ones
+// it needs.
+//
+// Each CRD is handed out with the annotation AnnotationDigest set to the
+// SHA-256 of its generated file: a CRD on a cluster that carries the same
+// digest is the one this binary was built with, whoever installed it (the
+// CLI, or a cluster admin with `upshift crds | kubectl apply -f -`).
+package crd
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// AnnotationDigest carries the SHA-256 of the generated file a CRD was
+// installed from.
+const AnnotationDigest = "upshift.dev/crd-digest"
+
+// Names of the embedded CRDs.
+const (
+	UpgradePlans = "upgradeplans.upshift.dev"
+	UpgradeRuns  = "upgraderuns.upshift.dev"
+)
+
+//go:embed bases/*.yaml
+var bases embed.FS
+
+// All returns every embedded CRD, annotated with its digest, in the order
+// of their names.
+func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := fs.Glob(bases, "bases/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(files))
+	for _, f := range files {
+		c, err := decode(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Get returns the embedded CRD named name, annotated with its digest.
+func Get(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range all {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("no embedded CRD named %s", name)
+}
+
+func decode(file string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	b, err := bases.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var c apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(b, &c); err != nil {
+		return nil, fmt.Errorf("decode embedded CRD %s: %w", path.Base(file), err)
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	sum := sha256.Sum256(b)
+	c.Annotations[AnnotationDigest] = "sha256:" + hex.EncodeToString(sum[:])
+	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	return &c, nil
+}
+
+// YAML is every embedded CRD, annotated with its digest, as one YAML
+// stream (what `upshift crds` prints, for `kubectl apply -f -`).
+func YAML() ([]byte, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, c := range all {
+		b, err := yaml.Marshal(printable(c))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, "---\n"...)
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// printable is c without the fields a typed CRD always encodes but a
+// manifest should not carry (status, a null creationTimestamp).
+func printable(c *apiextensionsv1.CustomResourceDefinition) map[string]any {
+	b, _ := yaml.Marshal(c) // a decoded CRD encodes again
+	var m map[string]any
+	_ = yaml.Unmarshal(b, &m)
+	delete(m, "status")
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "creationTimestamp")
+	}
+	return m
+}

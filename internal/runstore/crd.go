@@ -1,0 +1,52 @@
+package runstore
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/upshift-dev/upshift/config/crd"
+	"github.com/upshift-dev/upshift/internal/crds"
+)
+
+// EnsureCRD makes sure the UpgradeRun CRD is installed, Established and
+// the one this binary embeds, installing or updating it when not (see
+// internal/crds), once per Store. It returns what it did, for the
+// driver to report ("installed CRD upgraderuns.upshift.dev"), or "" when
+// it wrote nothing. When the caller may not install it, the error wraps
+// crds.ErrForbidden, names the permission and the fix, and nothing was
+// changed. A caller that may not read CRDs is trusted when the resource
+// answers.
+func (s *Store) EnsureCRD(ctx context.Context) (string, error) {
+	s.crdMu.Lock()
+	defer s.crdMu.Unlock()
+	if s.crdOK {
+		return "", nil
+	}
+	var outcome crds.Outcome
+	err := retry(ctx, func(int) error {
+		var err error
+		outcome, err = crds.Ensure(ctx, s.crds, crd.UpgradeRuns)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if outcome == crds.Unchecked {
+		err := retry(ctx, func(int) error {
+			return s.runs.Get().Namespace(s.namespace).Resource(Resource).Param("limit", "1").Do(ctx).Error()
+		})
+		switch {
+		case noResource(err):
+			return "", fmt.Errorf("%w: CRD %s is not installed, and this user may neither read nor install CRDs (customresourcedefinitions.apiextensions.k8s.io, cluster scope): a cluster admin can install it with `%s`; nothing was changed",
+				crds.ErrForbidden, crd.UpgradeRuns, crds.FixCommand)
+		case err != nil && !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err):
+			return "", fmt.Errorf("check that CRD %s is installed: %w", crd.UpgradeRuns, err)
+		}
+		// Served (or the namespace is missing yet): go on; a write the
+		// user may not make says so itself.
+	}
+	s.crdOK = true
+	return outcome.Notice(crd.UpgradeRuns), nil
+}
