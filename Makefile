@@ -64,6 +64,7 @@ check-leaks:
 # differs from a fresh generation, or the chart's CRDs from config's.
 generate:
 	$(CONTROLLER_GEN) object crd paths=./api/... output:crd:dir=config/crd/bases
+	$(GO) run ./hack/crddigest config/crd/bases/*.yaml
 	rm -f charts/upshift/crds/*.yaml
 	cp config/crd/bases/*.yaml charts/upshift/crds/
 

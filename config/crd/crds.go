@@ -3,16 +3,15 @@
 // one binary can print them (`upshift crds`) and install or check the ones
 // it needs.
 //
-// Each CRD is handed out with the annotation AnnotationDigest set to the
-// SHA-256 of its generated file: a CRD on a cluster that carries the same
-// digest is the one this binary was built with, whoever installed it (the
-// CLI, or a cluster admin with `upshift crds | kubectl apply -f -`).
+// Each generated file carries the annotation AnnotationDigest, the SHA-256
+// of the file without that line (`make generate` stamps it, see Stamp): a
+// CRD on a cluster that carries the same digest is the one this binary was
+// built with, whoever installed it (the CLI, `upshift crds | kubectl apply
+// -f -`, kustomize or the Helm chart).
 package crd
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -78,11 +77,14 @@ func decode(file string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	if err := yaml.UnmarshalStrict(b, &c); err != nil {
 		return nil, fmt.Errorf("decode embedded CRD %s: %w", path.Base(file), err)
 	}
+	digest := Digest(b)
+	if got := stamped(b); got != digest {
+		return nil, fmt.Errorf("embedded CRD %s carries digest %q, its content %q: run `make generate`", path.Base(file), got, digest)
+	}
 	if c.Annotations == nil {
 		c.Annotations = map[string]string{}
 	}
-	sum := sha256.Sum256(b)
-	c.Annotations[AnnotationDigest] = "sha256:" + hex.EncodeToString(sum[:])
+	c.Annotations[AnnotationDigest] = digest
 	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
 	return &c, nil
 }
