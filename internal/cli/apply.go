@@ -107,7 +107,9 @@ func (f *runFlags) open(cmd *cobra.Command, kf *kubeFlags) (*runner.Session, *pr
 		return nil, nil, err
 	}
 	view := newProgress(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.output == "")
-	sess, err := runner.Open(cfg, f.options(view))
+	opts := f.options(view)
+	opts.Namespace = kf.runsNamespace
+	sess, err := runner.Open(cfg, opts)
 	if err != nil {
 		view.stop()
 		return nil, nil, err

@@ -8,6 +8,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/upshift-dev/upshift/internal/runner"
 )
 
 // errNoCluster: neither --kubeconfig nor KUBECONFIG nor ~/.kube/config.
@@ -17,13 +19,23 @@ var errNoCluster = errors.New("no cluster to talk to: set --kubeconfig or KUBECO
 // through the same library kubectl uses, so they resolve the same way.
 type kubeFlags struct {
 	cf *genericclioptions.ConfigFlags
+	// runsNamespace keeps runs, backups and the lease: the controller's
+	// --namespace, when it runs elsewhere than upshift-system.
+	runsNamespace string
 }
 
 func addKubeFlags(cmd *cobra.Command) *kubeFlags {
 	kubeconfig, context := "", ""
 	cf := &genericclioptions.ConfigFlags{KubeConfig: &kubeconfig, Context: &context}
 	cf.AddFlags(cmd.PersistentFlags())
-	return &kubeFlags{cf: cf}
+	kf := &kubeFlags{cf: cf}
+	cmd.PersistentFlags().StringVar(&kf.runsNamespace, "runs-namespace", runner.DefaultNamespace, "where runs, backups and the run lease live (the controller's --namespace)")
+	return kf
+}
+
+// sessionOptions are the options every command's session starts from.
+func (k *kubeFlags) sessionOptions() runner.Options {
+	return runner.Options{Namespace: k.runsNamespace}
 }
 
 func (k *kubeFlags) restConfig() (*rest.Config, error) {

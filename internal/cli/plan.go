@@ -65,7 +65,7 @@ an earlier step brings carry a note instead of a diff. Changes nothing.
 			if err != nil {
 				return err
 			}
-			sess, err := runner.Open(cfg, runner.Options{})
+			sess, err := runner.Open(cfg, kf.sessionOptions())
 			if err != nil {
 				return err
 			}

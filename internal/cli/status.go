@@ -45,7 +45,7 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 				return printObject(cmd.OutOrStdout(), redact.Run(run), output)
 			}
 			printRunSummary(cmd.OutOrStdout(), run)
-			id, valid, err := lease.Holder(ctx, sess.Clientset(), runner.DefaultNamespace, "upshift")
+			id, valid, err := lease.Holder(ctx, sess.Clientset(), sess.Store().Namespace(), "upshift")
 			switch {
 			case err != nil:
 				// The run is shown; only who drives it is unknown.
@@ -118,5 +118,5 @@ func openSession(kf *kubeFlags) (*runner.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runner.Open(cfg, runner.Options{})
+	return runner.Open(cfg, kf.sessionOptions())
 }

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -105,6 +106,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		LeaderElectionReleaseOnCancel: true,
 		Cache:                         cache.Options{},
 	}
+	// Runs are watched in the runs namespace only: a run the CLI moves
+	// (upshift abort, rollback, approve) shows in its plan's status.
+	mo.Cache.ByObject = map[client.Object]cache.ByObject{
+		&v1alpha1.UpgradeRun{}: {Namespaces: map[string]cache.Config{o.Namespace: {}}},
+	}
 	if len(o.WatchNamespaces) > 0 {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.WatchNamespaces {
@@ -139,6 +145,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		Named("upgradeplan").
 		For(&v1alpha1.UpgradePlan{}, builder.WithPredicates(planChanges())).
 		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
+		Watches(&v1alpha1.UpgradeRun{}, handler.EnqueueRequestsFromMapFunc(r.plansOfRun)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		Complete(r)
 	if err != nil {

@@ -195,6 +195,23 @@ func (r *Reconciler) abort(ctx context.Context, run string) string {
 	return ""
 }
 
+// plansOfRun maps a run to the plans it records: a run is named after its
+// plan, and plans of one name in several namespaces share it.
+func (r *Reconciler) plansOfRun(ctx context.Context, run client.Object) []ctrl.Request {
+	var plans v1alpha1.UpgradePlanList
+	if err := r.client.List(ctx, &plans); err != nil {
+		r.log.Error(err, "list plans for run", "run", run.GetName())
+		return nil
+	}
+	var out []ctrl.Request
+	for _, p := range plans.Items {
+		if p.Name == run.GetName() {
+			out = append(out, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
+		}
+	}
+	return out
+}
+
 // wakeUp asks for a reconcile of the plan. A wake-up after a transition
 // never blocks the drive (when the queue of wake-ups is full, the one at
 // the drive's end still comes); the one at the end (must) waits for room.
