@@ -38,9 +38,15 @@ func newDemoCommand() *cobra.Command {
 gateway templates, per-tenant gateways and a Helm add-on) at 1.0.0, upgrade
 it to 1.1.0 with
 live progress, then try 2.0.0, whose proxy image crash-loops: the run fails
-at its stage and rolls back on its own. Finally show upshift status.
+at its stage and rolls back on its own. Then show upshift history and status,
+and do the 2.0.0 upgrade once more through the controller: the plan file
+bundled for the cluster (its files served over HTTPS on 127.0.0.1), applied
+as an UpgradePlan resource that upshift controller runs as a ServiceAccount,
+followed as kubectl get upgradeplans -w shows it, approved with an
+annotation, and rolled back by the controller.
 
-Exits 0 only if 1.1.0 succeeded and 2.0.0 ended rolled back (exit code 2).
+Exits 0 only if 1.1.0 succeeded and 2.0.0 ended rolled back (exit code 2),
+both times.
 Each run starts the demo cluster afresh (about 4 seconds), so the demo shows
 the same story every time; --reuse keeps a running one and its saved runs.
 The cluster stays up; the last lines say how to stop it.`,
@@ -89,6 +95,9 @@ The cluster stays up; the last lines say how to stop it.`,
 			fmt.Fprintf(out, "\n$ upshift status demo-2.0.0\n")
 			if code := runSubcommand(cmd, "status", "demo-2.0.0", "--kubeconfig", kubeconfig); code != ExitOK {
 				return fmt.Errorf("demo: upshift status exited %d", code)
+			}
+			if err := demoController(cmd, kubeconfig, dir); err != nil {
+				return err
 			}
 			fmt.Fprintf(out, "\nthe cluster stays up: export KUBECONFIG=%s\nstop it with: upshift cluster down --name %s\n", kubeconfig, o.Name)
 			return nil

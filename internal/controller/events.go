@@ -91,13 +91,26 @@ func NotesFor(e engine.Event, before v1alpha1.RunPhase) []Note {
 		case v1alpha1.RunFailed, v1alpha1.RunRollbackFailed, v1alpha1.RunRolledBack, v1alpha1.RunRollingBack:
 			typ = corev1.EventTypeWarning
 		}
-		msg := fmt.Sprintf("run %s %s", r.Name, strings.ToLower(string(r.Status.Phase)))
+		msg := fmt.Sprintf("run %s %s", r.Name, phaseWords(r.Status.Phase))
 		if r.Status.Message != "" {
 			msg += ": " + r.Status.Message
 		}
 		add(typ, string(r.Status.Phase), msg)
 	}
 	return notes
+}
+
+// phaseWords says a run's new phase in words ("rolled back").
+func phaseWords(p v1alpha1.RunPhase) string {
+	switch p {
+	case v1alpha1.RunRollingBack:
+		return "is rolling back"
+	case v1alpha1.RunRolledBack:
+		return "rolled back"
+	case v1alpha1.RunRollbackFailed:
+		return "failed to roll back"
+	}
+	return strings.ToLower(string(p))
 }
 
 // waitsForApproval tells an approval step nobody approved yet.

@@ -206,11 +206,11 @@ func TestNotesForFailures(t *testing.T) {
 			"complete step 0/0: [Warning StepFailed: stage crds: step crds failed: CRD not established] [Warning Failed: run demo-1.1.0 failed: stage crds: step crds failed: CRD not established]",
 		}},
 		{"a gate fails, rolled back", true, failing("gate 0/0", "0/1 ready"), []string{
-			"complete gate 0/0: [Warning GateFailed: stage crds: gate ready deployment web/web failed: 0/1 ready] [Warning RollingBack: run demo-1.1.0 rollingback: stage crds: gate ready deployment web/web failed: 0/1 ready]",
-			"complete restore 0: [Normal StageRestored: stage crds restored from its backup and verified] [Warning RolledBack: run demo-1.1.0 rolledback: stage crds: gate ready deployment web/web failed: 0/1 ready; rolled back crds; restore verified]",
+			"complete gate 0/0: [Warning GateFailed: stage crds: gate ready deployment web/web failed: 0/1 ready] [Warning RollingBack: run demo-1.1.0 is rolling back: stage crds: gate ready deployment web/web failed: 0/1 ready]",
+			"complete restore 0: [Normal StageRestored: stage crds restored from its backup and verified] [Warning RolledBack: run demo-1.1.0 rolled back: stage crds: gate ready deployment web/web failed: 0/1 ready; rolled back crds; restore verified]",
 		}},
 		{"a backup fails", true, failing("backup 0", "etcd full"), []string{
-			"complete backup 0: [Warning BackupFailed: stage crds: backup failed: etcd full] [Warning RolledBack: run demo-1.1.0 rolledback: stage crds: backup failed, nothing was changed: etcd full; nothing needed undoing]",
+			"complete backup 0: [Warning BackupFailed: stage crds: backup failed: etcd full] [Warning RolledBack: run demo-1.1.0 rolled back: stage crds: backup failed, nothing was changed: etcd full; nothing needed undoing]",
 		}},
 		{"a restore fails", true, func(a engine.Action) engine.Outcome {
 			if a.String() == "restore 0" {
@@ -218,8 +218,8 @@ func TestNotesForFailures(t *testing.T) {
 			}
 			return failing("gate 0/0", "0/1 ready")(a)
 		}, []string{
-			"complete gate 0/0: [Warning GateFailed: stage crds: gate ready deployment web/web failed: 0/1 ready] [Warning RollingBack: run demo-1.1.0 rollingback: stage crds: gate ready deployment web/web failed: 0/1 ready]",
-			"complete restore 0: [Warning RestoreFailed: stage crds: rollback failed: conflict] [Warning RollbackFailed: run demo-1.1.0 rollbackfailed: stage crds: gate ready deployment web/web failed: 0/1 ready; rolling back stage crds failed: conflict]",
+			"complete gate 0/0: [Warning GateFailed: stage crds: gate ready deployment web/web failed: 0/1 ready] [Warning RollingBack: run demo-1.1.0 is rolling back: stage crds: gate ready deployment web/web failed: 0/1 ready]",
+			"complete restore 0: [Warning RestoreFailed: stage crds: rollback failed: conflict] [Warning RollbackFailed: run demo-1.1.0 failed to roll back: stage crds: gate ready deployment web/web failed: 0/1 ready; rolling back stage crds failed: conflict]",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

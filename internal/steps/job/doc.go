@@ -12,7 +12,10 @@
 // that ran the down-migration) is deleted and run again: its work was
 // undone. The same holds for the rollbackJob, so the rollback of attempt N
 // runs attempt N's down-migration, and a rollback never takes a
-// down-migration it did not run for its own.
+// down-migration it did not run for its own. A Job of the same name that
+// another run created is refused, naming that run: its rollback may have
+// undone the migration, so its completion proves nothing; a Job made by
+// hand counts as a migration someone already ran.
 //
 // The attempt is kept in annotations rather than in the Job's name
 // (migrate-2 for attempt 2): users name their migrations, and

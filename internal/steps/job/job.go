@@ -75,10 +75,11 @@ func (e *Executor) Targets(context.Context) ([]step.Ref, error) {
 
 // Run creates the Job unless this attempt already did, then waits until
 // it completes. A Job an earlier attempt of the run left is deleted and
-// created anew: that attempt's rollback undid its work. A Job the run did
-// not create is judged by its name and spec, as a migration someone
-// already ran; but a down-migration must be this rollback's own, or the
-// rollback would report a restore whose schema never went back.
+// created anew: that attempt's rollback undid its work. A Job made by hand
+// is judged by its name and spec, as a migration someone already ran; one
+// another run made is refused (that run's rollback may have undone it),
+// and a down-migration must be this rollback's own, or the rollback would
+// report a restore whose schema never went back.
 func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	b := budget.Start(ctx, e.timeout)
 	defer b.Stop()
@@ -99,6 +100,13 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 			if e.rollback {
 				return step.Failure("%s exists and this rollback did not create it (%s), so the down-migration would not run: "+
 					"delete that Job (keep its logs first if they matter), then roll back again", e.ref, describeOrigin(existing.GetAnnotations())), nil
+			}
+			if existing.GetAnnotations()[AnnotationRun] != "" {
+				// Another run's migration: that run's rollback may have
+				// undone it, so its completion says nothing of the schema
+				// now. A Job made by hand still counts as the migration.
+				return step.Failure("%s exists and this run did not create it (%s): that run's rollback may have undone it, so it does not count as this run's migration: "+
+					"delete that Job (keep its logs first if they matter), then apply again", e.ref, describeOrigin(existing.GetAnnotations())), nil
 			}
 		}
 	}

@@ -265,6 +265,31 @@ func TestJobCreatedElsewhereWithTheSameSpec(t *testing.T) {
 	}
 }
 
+// A completed Job of the step's name that another run created is not this
+// run's migration (that run's rollback may have undone it): refused,
+// naming the run, and left as it is.
+func TestJobOfAnotherRunIsRefused(t *testing.T) {
+	t.Parallel()
+	e := clienttest.New(t)
+	ctx := context.Background()
+	y := jobYAML(e.NS, "migrate", "registry.example/migrate:v2", "")
+	other, err := job.New(v1alpha1.JobStep{}, clienttest.Objects(t, y), 2*time.Minute, step.RunAttempt{Run: "shop-2.0.0-again", Attempt: 1}, e.Applier, e.Waiter, e.Clientset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := other.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+		t.Fatalf("the other run's Job: %+v, %v", res, err)
+	}
+	uid := jobUID(t, e, "migrate")
+	res, err := newStep(t, e, y, 2*time.Minute).Run(ctx)
+	if err != nil || res.Outcome != step.Failed || !strings.Contains(res.Message, "created by run shop-2.0.0-again, attempt 1") || !strings.Contains(res.Message, "delete that Job") {
+		t.Fatalf("Run = %+v, %v; want a failure naming the other run and the fix", res, err)
+	}
+	if got := jobUID(t, e, "migrate"); got != uid {
+		t.Errorf("the other run's Job was replaced")
+	}
+}
+
 // Pods that cannot be scheduled: the Job never ends and never fails.
 func TestJobTimeout(t *testing.T) {
 	t.Parallel()

@@ -11,7 +11,8 @@ import (
 
 // TestDemo runs `upshift demo` as a user would (`make demo` does): it
 // must exit 0, which it does only when 1.1.0 succeeded and 2.0.0 ended
-// rolled back with exit code 2. Its cluster lives in a test directory and
+// rolled back with exit code 2, and the same 2.0.0 plan, bundled and
+// applied as an UpgradePlan resource, was rolled back by the controller. Its cluster lives in a test directory and
 // is stopped at the end.
 func TestDemo(t *testing.T) {
 	t.Parallel()
@@ -48,6 +49,14 @@ func TestDemo(t *testing.T) {
 		"approved step approve of run demo-1.1.0",
 		"job demo-system/demo-migrate-2-0-0 completed",
 		"exit code 2, as expected",
+		"installed CRD upgradeplans.upshift.dev",
+		"$ kubectl get upgradeplans -n demo-upgrades -w",
+		"$ kubectl annotate upgradeplan demo-2.0.0-controller upshift.dev/approve=approve",
+		"RollingBack",
+		"$ kubectl delete job -n demo-system demo-migrate-2-0-0 demo-migrate-2-0-0-down",
+		"demo-2.0.0-controller   2.0.0   RolledBack",
+		"StepFailed  stage data-plane: step proxy failed",
+		"rolled back data-plane, addons, schema, control-plane, crds; restore verified",
 		"stop it with: upshift cluster down --name demo",
 	} {
 		if !strings.Contains(s, want) {
