@@ -50,12 +50,14 @@ func New(cfg *rest.Config) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := kube.NewWaiter(dyn, mapper)
+	w.Logs = kube.NewLogTail(cs)
 	return &Set{
 		Helm:      hc,
 		Dynamic:   dyn,
 		Mapper:    mapper,
 		Clientset: cs,
-		Waiter:    kube.NewWaiter(dyn, mapper),
+		Waiter:    w,
 		Applier:   kube.NewApplier(dyn, mapper),
 	}, nil
 }

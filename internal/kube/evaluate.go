@@ -49,8 +49,8 @@ func Evaluate(obj *unstructured.Unstructured, rel Related) Health {
 		var pod corev1.Pod
 		// A pod that does not decode keeps kstatus's verdict.
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &pod); err == nil {
-			if msg := podFailure(&pod, true); msg != "" {
-				return Health{Status: status.FailedStatus, Message: desc + ": " + msg}
+			if msg, logs := podFailureOf(&pod, true); msg != "" {
+				return Health{Status: status.FailedStatus, Message: desc + ": " + msg, Logs: logs}
 			}
 		}
 		return h
@@ -60,8 +60,8 @@ func Evaluate(obj *unstructured.Unstructured, rel Related) Health {
 	}
 	// Pods explain more than kstatus's "progress deadline exceeded" does,
 	// so they win even when kstatus already says Failed.
-	if msg := firstPodFailure(currentPods(obj, rel), true); msg != "" {
-		return Health{Status: status.FailedStatus, Message: desc + ": " + msg}
+	if msg, logs := firstPodFailure(currentPods(obj, rel), true); msg != "" {
+		return Health{Status: status.FailedStatus, Message: desc + ": " + msg, Logs: logs}
 	}
 	return h
 }

@@ -11,6 +11,17 @@ import "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 type Health struct {
 	Status  status.Status
 	Message string
+	// Logs names the container whose crash made the verdict Failing, when
+	// its log can say why (nil otherwise): a Waiter with a LogTail adds
+	// the log's last lines to the message.
+	Logs *ContainerRef
+}
+
+// ContainerRef names one container of a pod; Previous asks for the log of
+// its previous instance (the one that crashed).
+type ContainerRef struct {
+	Namespace, Pod, Container string
+	Previous                  bool
 }
 
 // Current reports whether the object is ready.

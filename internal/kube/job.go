@@ -47,7 +47,7 @@ func evaluateJob(desc string, obj map[string]any, res *status.Result, pods []cor
 			return Health{Status: status.CurrentStatus, Message: desc + ": " + res.Message}
 		}
 	}
-	if msg := firstPodFailure(pods, false); msg != "" {
+	if msg, _ := firstPodFailure(pods, false); msg != "" {
 		return Health{Status: status.FailedStatus, Message: desc + ": " + msg}
 	}
 	if job.Status.StartTime == nil {

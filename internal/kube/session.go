@@ -155,6 +155,7 @@ func (s *session) check() (h Health, done bool, err error) {
 	case h.Current():
 		return h, true, nil
 	case h.Failing():
+		h = WithLogs(s.ctx, s.w.Logs, h)
 		return h, true, &NotReadyError{Reason: ErrFailing, Health: h}
 	}
 	h.Message += s.apiErrSuffix()

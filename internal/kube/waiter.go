@@ -33,6 +33,9 @@ type Waiter struct {
 	// the caches heal; the poll covers a missed wake-up and messages that
 	// mention a recent API error.
 	Poll time.Duration
+	// Logs, when set, reads the log of a container whose crash failed a
+	// wait, so the failure says why in the program's own words.
+	Logs LogTail
 }
 
 // NewWaiter builds a Waiter from a dynamic client and a RESTMapper. A

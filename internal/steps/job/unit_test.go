@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -82,56 +81,6 @@ func TestNewChecksTheSource(t *testing.T) {
 	}
 	if _, err := New(v1alpha1.JobStep{}, decode(t, validJob), 0, step.RunAttempt{}, &kube.Applier{}, nil, nil); !errors.Is(err, ErrNoTimeout) {
 		t.Errorf("New with no timeout = %v, want ErrNoTimeout", err)
-	}
-}
-
-func TestTail(t *testing.T) {
-	many := make([]string, 30)
-	for i := range many {
-		many[i] = strings.Repeat("x", 10) + string(rune('a'+i%26))
-	}
-	tests := []struct {
-		name     string
-		text     string
-		maxLines int
-		maxBytes int
-		want     []string
-	}{
-		{name: "empty", text: "", maxLines: 20, maxBytes: 100, want: nil},
-		{name: "only newlines", text: "\n\n", maxLines: 20, maxBytes: 100, want: nil},
-		{name: "short", text: "one\r\ntwo\n", maxLines: 20, maxBytes: 100, want: []string{"one", "two"}},
-		{name: "last lines", text: strings.Join(many, "\n"), maxLines: 2, maxBytes: 100, want: many[28:]},
-		{name: "bytes drop leading lines", text: "aaaa\nbbbb\ncccc\n", maxLines: 20, maxBytes: 9, want: []string{"bbbb", "cccc"}},
-		{name: "one long line keeps its end", text: "0123456789abcdef", maxLines: 20, maxBytes: 8, want: []string{"…bcdef"}},
-		{name: "cut inside a rune", text: "ééééé", maxLines: 20, maxBytes: 6, want: []string{"…é"}},
-		{name: "invalid UTF-8", text: "ok \xff\n", maxLines: 20, maxBytes: 100, want: []string{"ok ?"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := tail(tt.text, tt.maxLines, tt.maxBytes)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("tail (-want +got):\n%s", diff)
-			}
-			if n := len(strings.Join(got, "\n")); n > tt.maxBytes {
-				t.Errorf("tail is %d bytes, more than %d", n, tt.maxBytes)
-			}
-		})
-	}
-}
-
-func TestMaskEnv(t *testing.T) {
-	pod := &corev1.Pod{Spec: corev1.PodSpec{
-		InitContainers: []corev1.Container{{Name: "wait", Env: []corev1.EnvVar{{Name: "DB_HOST", Value: "db.internal"}}}},
-		Containers: []corev1.Container{{Name: "migrate", Env: []corev1.EnvVar{
-			{Name: "DB_URL", Value: "postgres://app:hunter22@db.internal/app"},
-			{Name: "LEVEL", Value: "info"}, // too short to mask
-			{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{Key: "token"}}},
-		}}},
-	}}
-	got := maskEnv("connect postgres://app:hunter22@db.internal/app failed\nlevel=info host=db.internal\n", pod)
-	want := "connect xxxxx failed\nlevel=info host=xxxxx\n"
-	if got != want {
-		t.Errorf("maskEnv = %q, want %q", got, want)
 	}
 }
 

@@ -77,6 +77,7 @@ func (e *env) grant(sa string, verbs ...string) {
 			{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: verbs},
 			{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
 		},
 	}
 	if _, err := e.cs.RbacV1().Roles(e.ns).Create(e.ctx, role, metav1.CreateOptions{}); err != nil {

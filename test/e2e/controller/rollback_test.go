@@ -63,6 +63,10 @@ func TestBrokenPlanRollsBack(t *testing.T) {
 	if !strings.Contains(failure, "pod "+e.ns+"/web-") || !strings.Contains(failure, "CrashLoopBackOff") {
 		t.Errorf("no failure event naming the crash-looping pod; events:\n%s", strings.Join(events, "\n"))
 	}
+	// The fake kubelet serves every container the same log line.
+	if !strings.Contains(failure, "last log lines of pod "+e.ns+"/web-") || !strings.Contains(failure, "this container runs on a kwok fake node") {
+		t.Errorf("the failure event lacks the crashed container's log tail:\n%s", failure)
+	}
 	for _, want := range []string{"Normal StageRestored: stage app restored", "Normal StageRestored: stage config restored", "Warning RolledBack"} {
 		if !contains(events, want) {
 			t.Errorf("no event %q in:\n%s", want, strings.Join(events, "\n"))
