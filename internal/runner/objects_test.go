@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -296,8 +297,16 @@ func TestObjectSourcesReadAsThePlanServiceAccount(t *testing.T) {
 	load := func(src string) *plan.Loaded {
 		return f.loadPlan(map[string]string{"plan.yaml": "apiVersion: upshift.dev/v1alpha1\nkind: UpgradePlan\nmetadata: {name: as-sa, namespace: " + f.ns + "}\nspec:\n  version: \"1\"\n  stages:\n  - name: all\n    steps:\n    - name: web\n      manifests: " + src + "\n"})
 	}
-	if _, err := Resolve(f.ctx, load("{configMap: {name: web-manifests}}"), s.Objects()); err != nil {
-		t.Errorf("the ServiceAccount may get configmaps, yet: %v", err)
+	// The API server's authorizer learns of a new RoleBinding from its
+	// own informer, a moment after the write: wait for the grant.
+	var rerr error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, rerr = Resolve(f.ctx, load("{configMap: {name: web-manifests}}"), s.Objects()); rerr == nil || !apierrors.IsForbidden(rerr) {
+			break
+		}
+	}
+	if rerr != nil {
+		t.Errorf("the ServiceAccount may get configmaps, yet: %v", rerr)
 	}
 	_, err = Resolve(f.ctx, load("{secret: {name: web-secret}}"), s.Objects())
 	want := "spec.stages[0].steps[0].manifests.secret: read Secret web-secret in namespace " + f.ns + ": ServiceAccount " + f.ns + "/reader may not get secrets in namespace " + f.ns + ": grant get on secrets in " + f.ns
