@@ -44,6 +44,7 @@ func Main(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	defer removeBinary()
 	if !testing.Short() {
 		c, err := StartTied(localcluster.Options{Name: "pkg"})
 		if err != nil {

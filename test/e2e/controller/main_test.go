@@ -13,14 +13,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,15 +25,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
@@ -46,19 +39,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 var (
 	plansGVR = v1alpha1.GroupVersion.WithResource("upgradeplans")
-	crdGVR   = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
-	installOnce sync.Once
-	installErr  error
-	buildOnce   sync.Once
-	binPath     string
-	buildErr    error
 )
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
 
 // env is one test's share of the cluster.
 type env struct {
@@ -88,65 +69,9 @@ func newEnv(t *testing.T) *env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
-	installOnce.Do(func() { installErr = installCRDs(ctx, cfg, dyn) })
-	if installErr != nil {
-		t.Fatalf("install the CRDs: %v", installErr)
-	}
-	buildOnce.Do(build)
-	if buildErr != nil {
-		t.Fatalf("build upshift: %v", buildErr)
-	}
-	return &env{t: t, c: c, cfg: cfg, cs: cs, dyn: dyn, ctx: ctx, bin: binPath,
+	testenv.InstallCRDs(t, cfg)
+	return &env{t: t, c: c, cfg: cfg, cs: cs, dyn: dyn, ctx: ctx, bin: testenv.UpshiftBinary(t),
 		ns: testenv.Namespace(t, ctx, cs, "ctl"), runs: testenv.Namespace(t, ctx, cs, "ctl-runs")}
-}
-
-func build() {
-	dir, err := os.MkdirTemp("", "upshift-bin-")
-	if err != nil {
-		buildErr = err
-		return
-	}
-	binPath = filepath.Join(dir, "upshift")
-	cmd := exec.Command("go", "build", "-o", binPath, "./cmd/upshift")
-	cmd.Dir = repoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		buildErr = errors.New(string(out))
-	}
-}
-
-// installCRDs applies config/crd/bases server-side and waits until each
-// CRD is Established.
-func installCRDs(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface) error {
-	files, err := filepath.Glob(filepath.Join(repoRoot(), "config", "crd", "bases", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no CRDs in config/crd/bases (make generate): %v", err)
-	}
-	w, err := kube.NewWaiterForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(b, &u.Object); err != nil {
-			return err
-		}
-		data, err := u.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		force := true
-		if _, err := dyn.Resource(crdGVR).Patch(ctx, u.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: "upshift-e2e", Force: &force}); err != nil {
-			return err
-		}
-		if _, err := w.WaitCRDEstablished(ctx, u.GetName(), 30*time.Second); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // controllerProc is one `upshift controller` process.
@@ -269,12 +194,12 @@ func (e *env) waitCondition(name, typ string, status metav1.ConditionStatus, rea
 	return nil
 }
 
-// annotate sets an annotation on the plan, as `kubectl annotate --overwrite`.
+// annotate sets an annotation on the plan with `kubectl annotate
+// --overwrite`, as an operator does.
 func (e *env) annotate(name, key, value string) {
 	e.t.Helper()
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
-	if _, err := e.dyn.Resource(plansGVR).Namespace(e.ns).Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		e.t.Fatalf("annotate %s %s=%s: %v", name, key, value, err)
+	if out, err := e.kubectl("annotate", "-n", e.ns, "--overwrite", "upgradeplan/"+name, key+"="+value); err != nil {
+		e.t.Fatalf("kubectl annotate upgradeplan/%s %s=%s: %v\n%s", name, key, value, err, out)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,12 +32,6 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // audit log tells its requests apart from the test's.
 const upshiftUser = "upshift-under-test"
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
 // repoRoot is two directories up from this package.
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
@@ -46,26 +39,7 @@ func repoRoot() string {
 }
 
 // upshiftBinary builds cmd/upshift once per test process.
-func upshiftBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "upshift-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "upshift")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/upshift")
-		cmd.Dir = repoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build upshift: %v", buildErr)
-	}
-	return binPath
-}
+func upshiftBinary(t *testing.T) string { return testenv.UpshiftBinary(t) }
 
 // world is one test's cluster and the binary pointed at it.
 type world struct {

@@ -44,7 +44,7 @@ func TestControllerRunsWithTheChartsRights(t *testing.T) {
 	planSA := planServiceAccount(t, ctx, cs, ns)
 	createDeployment(t, ctx, cs, ns)
 
-	bin := buildUpshift(t)
+	bin := testenv.UpshiftBinary(t)
 	kubeconfig := writeKubeconfig(t, sa)
 	ctl := exec.Command(bin, "controller", "--kubeconfig", kubeconfig, "--namespace", rel.Namespace,
 		"--watch-namespaces", ns, "--metrics-addr", "0", "--health-probe-addr", "0")
@@ -165,16 +165,4 @@ func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// buildUpshift builds cmd/upshift for this test.
-func buildUpshift(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "upshift")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/upshift")
-	cmd.Dir = repoRoot
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build upshift: %v\n%s", err, b)
-	}
-	return bin
 }
