@@ -6,19 +6,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// podFailure says why a pod is failing, or "" when it is not. With crashes
+// podFailureOf says why a pod is failing, or "" when it is not. With crashes
 // set, a crash loop or a restart of a container that is not Ready counts
 // too: one crash of a new pod is enough, since an upgrade gate prefers a
 // fast, explained failure to waiting out progressDeadlineSeconds. Job pods
 // pass crashes=false: their backoffLimit decides how many crashes are fine.
-func podFailure(pod *corev1.Pod, crashes bool) string {
-	msg, _ := podFailureOf(pod, crashes)
-	return msg
-}
-
-// podFailureOf is podFailure and the container whose log tells why: the
-// one that crashed (its previous instance's log), nil when the container
-// never ran (an image that cannot be pulled, a missing ConfigMap).
+//
+// It also names the container whose log tells why: the one that crashed
+// (its previous instance's log), nil when the container never ran (an
+// image that cannot be pulled, a missing ConfigMap).
 func podFailureOf(pod *corev1.Pod, crashes bool) (string, *ContainerRef) {
 	if pod.DeletionTimestamp != nil {
 		return "", nil // on its way out; its replacement is judged instead
