@@ -28,7 +28,7 @@ import (
 func (r *Reconciler) startDrive(p *v1alpha1.UpgradePlan, act Act, run *v1alpha1.UpgradeRun) {
 	key := client.ObjectKeyFromObject(p)
 	ctx, cancel := context.WithCancel(r.base)
-	d := &drive{act: act, cancel: cancel, done: make(chan struct{}), run: run}
+	d := &drive{act: act, generation: p.Generation, cancel: cancel, done: make(chan struct{}), run: run}
 	if !r.drives.add(key, d) {
 		cancel()
 		return

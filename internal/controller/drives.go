@@ -11,7 +11,11 @@ import (
 
 // drive is one plan's run being moved by this process.
 type drive struct {
-	act    Act
+	act Act
+	// generation is the plan's generation the drive runs: the status
+	// describes no newer one until the drive ends.
+	generation int64
+
 	cancel context.CancelFunc
 	done   chan struct{}
 

@@ -133,7 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			r.recorder.Event(plan, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s", h.Annotation, h.Value))))
 		}
 	}
-	Project(status, plan.Generation, run, plan.Spec.Suspend, r.blockedOf(key, plan), metav1.Now())
+	Project(status, r.observedGeneration(key, plan), run, plan.Spec.Suspend, r.blockedOf(key, plan), metav1.Now())
 	if run != nil {
 		metrics.SetRun(run.Name, phaseOf(run))
 	}
@@ -149,6 +149,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		res.RequeueAfter = time.Millisecond // answer the next request, if any
 	}
 	return res, nil
+}
+
+// observedGeneration is the generation the status describes: the plan's,
+// unless a drive still runs an older one (an edit made mid-run is looked
+// at once that drive ends: kstatus shows the plan in progress meanwhile).
+func (r *Reconciler) observedGeneration(key types.NamespacedName, plan *v1alpha1.UpgradePlan) int64 {
+	if d := r.drives.get(key); d != nil && d.generation < plan.Generation {
+		return d.generation
+	}
+	return plan.Generation
 }
 
 // runOf is the plan's run: as the drive last saved it, else as stored;
