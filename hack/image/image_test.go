@@ -182,7 +182,7 @@ func TestMakeImageIsReproducible(t *testing.T) {
 		t.Skip("-short: builds upshift's static binary (about 2 minutes on a cold build cache, 20 s warm)")
 	}
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make on PATH")
+		t.Fatalf("make is not on PATH (the README's requirements name it): install it, e.g. apt-get install -y make")
 	}
 	dir := t.TempDir()
 	digestOf := regexp.MustCompile(`sha256:[0-9a-f]{64}`)

@@ -76,8 +76,7 @@ func Make(ctx context.Context, l *plan.Loaded, base string) (*Bundle, error) {
 // helm serves a local chart as an archive and folds the values files into
 // values, in Helm's order (files first, then values over them).
 func helm(ctx context.Context, h *v1alpha1.HelmStep, baseDir, field string, serve func(string, []byte) string) error {
-	local := h.Repo == "" && !strings.HasPrefix(h.Chart, "oci://") && !strings.HasPrefix(h.Chart, "https://") && !strings.HasPrefix(h.Chart, "http://")
-	if local {
+	if helmx.LocalChart(h.Chart, h.Repo) {
 		archive, err := helmx.FetchChart(ctx, helmx.ChartRef{Chart: h.Chart}, baseDir)
 		if err != nil {
 			return fmt.Errorf("%s chart: %w", field, err)

@@ -130,7 +130,7 @@ func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alp
 	case errors.Is(err, source.ErrNotFound) || apierrors.IsForbidden(err):
 		// A ConfigMap, a Secret or a RoleBinding may be added without
 		// editing the plan: tried again, as a failed preflight is.
-		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s (ServiceAccount %s): read the plan's sources: %s; nothing was changed", userOf(p), serviceAccountOf(p), err)
+		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: read the plan's sources: %s; nothing was changed", userOf(p), err)
 	case err != nil:
 		// A URL that does not answer now may later: tried again.
 		return nil, v1alpha1.ReasonUnavailable, "read the plan's sources: " + err.Error()

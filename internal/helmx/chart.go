@@ -2,6 +2,7 @@ package helmx
 
 import (
 	"fmt"
+	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
@@ -36,4 +37,11 @@ func checkInstallable(ch *Chart) error {
 		return action.CheckDependencies(ch, deps)
 	}
 	return nil
+}
+
+// LocalChart tells a chart named by a path (a directory or a .tgz next to
+// the plan) from one fetched from a repository, a URL or a registry.
+func LocalChart(chart, repo string) bool {
+	return chart != "" && repo == "" && !strings.HasPrefix(chart, "oci://") &&
+		!strings.HasPrefix(chart, "https://") && !strings.HasPrefix(chart, "http://")
 }

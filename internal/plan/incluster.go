@@ -1,11 +1,10 @@
 package plan
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/helmx"
 )
 
 // ValidateInCluster validates a plan the controller runs from an
@@ -51,7 +50,7 @@ func fileReferences(p *v1alpha1.UpgradePlan) field.ErrorList {
 				source(path.Child("recreate", "from"), s.Recreate.From)
 			case s.Helm != nil:
 				h := s.Helm
-				if h.Repo == "" && !strings.HasPrefix(h.Chart, "oci://") && !strings.HasPrefix(h.Chart, "https://") && !strings.HasPrefix(h.Chart, "http://") && h.Chart != "" {
+				if helmx.LocalChart(h.Chart, h.Repo) {
 					errs = append(errs, field.Forbidden(path.Child("helm", "chart"), noFiles+": name the chart with repo, or give an https:// archive URL or an oci:// reference"))
 				}
 				for k := range h.ValuesFiles {
