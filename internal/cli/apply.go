@@ -141,6 +141,12 @@ func loadAndResolve(cmd *cobra.Command, file string, kf *kubeFlags) (*runner.Res
 	if errs := plan.Validate(l); len(errs) > 0 {
 		return nil, problems(file, errs)
 	}
+	return resolveLoaded(cmd, file, l, kf)
+}
+
+// resolveLoaded reads the sources of a validated plan; file names it in
+// errors.
+func resolveLoaded(cmd *cobra.Command, file string, l *plan.Loaded, kf *kubeFlags) (*runner.Resolved, error) {
 	var objs source.Objects
 	if fields := runner.ObjectSources(l.Plan); len(fields) > 0 {
 		cfg, err := kf.restConfig()

@@ -20,6 +20,15 @@ import (
 // finishRun prints where the command left the run and returns the error
 // that carries its exit code.
 func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollback bool) error {
+	return finishRunResumedBy(cmd, out, output, forRollback, applyAgain)
+}
+
+// applyAgain is how a run stopped by apply, rollback or retry goes on.
+const applyAgain = "`upshift apply -f` with the same plan"
+
+// finishRunResumedBy is finishRun for a command whose run goes on by
+// another command line than apply's (upgrade's).
+func finishRunResumedBy(cmd *cobra.Command, out *runner.Outcome, output string, forRollback bool, resume string) error {
 	w := cmd.OutOrStdout()
 	switch out.Decision.Verdict {
 	case engine.AlreadyDone, engine.ReportFailed:
@@ -36,33 +45,34 @@ func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollba
 	if code == ExitOK {
 		return nil
 	}
-	return &exitError{code: code, err: errors.New(whatNext(out, code))}
+	return &exitError{code: code, err: errors.New(whatNext(out, code, resume))}
 }
 
 // whatNext says why the command did not reach its goal and what to run.
-func whatNext(out *runner.Outcome, code int) string {
-	return redact.Text(nextStep(out, code))
+// resume is the command line that goes on with a stopped run.
+func whatNext(out *runner.Outcome, code int, resume string) string {
+	return redact.Text(nextStep(out, code, resume))
 }
 
-func nextStep(out *runner.Outcome, code int) string {
+func nextStep(out *runner.Outcome, code int, resume string) string {
 	r := redact.Run(out.Run)
 	var notSaved *runner.NotSavedError
 	switch {
 	case errors.As(out.Stopped, &notSaved) && !errors.Is(out.Stopped, runner.ErrLeaseLost):
-		return fmt.Sprintf("run %s %v\nthe record holds the last transition saved before: `upshift status %s` shows it; an operator must make the record writable again, then `upshift apply -f` with the same plan resumes the run", r.Name, notSaved, r.Name)
+		return fmt.Sprintf("run %s %v\nthe record holds the last transition saved before: `upshift status %s` shows it; an operator must make the record writable again, then %s resumes the run", r.Name, notSaved, r.Name, resume)
 	case errors.Is(out.Stopped, runner.ErrInterrupted):
-		return fmt.Sprintf("run %s interrupted and saved; run `upshift apply -f` with the same plan to resume it", r.Name)
+		return fmt.Sprintf("run %s interrupted and saved; run %s to resume it", r.Name, resume)
 	case errors.Is(out.Stopped, runner.ErrWaiting):
-		return fmt.Sprintf("run %s is %v; it is saved: `upshift approve %s` approves a waiting approval step, and `upshift apply -f` with the same plan goes on (--wait keeps it waiting)", r.Name, out.Stopped, r.Name)
+		return fmt.Sprintf("run %s is %v; it is saved: `upshift approve %s` approves a waiting approval step, and %s goes on (--wait keeps it waiting)", r.Name, out.Stopped, r.Name, resume)
 	case errors.Is(out.Stopped, runner.ErrAPIUnavailable):
-		return fmt.Sprintf("run %s stopped: %v\nnothing was rolled back for it; the run is saved: run `upshift apply -f` with the same plan to resume once the API server answers", r.Name, out.Stopped)
+		return fmt.Sprintf("run %s stopped: %v\nnothing was rolled back for it; the run is saved: run %s to resume once the API server answers", r.Name, out.Stopped, resume)
 	case errors.Is(out.Stopped, runner.ErrLeaseLost):
 		return fmt.Sprintf("lost the lease of run %s: another process may drive it now; `upshift status %s` shows where it is", r.Name, r.Name)
 	case errors.Is(out.Stopped, runner.ErrAborted), r.Status.Phase == v1alpha1.RunAborted:
-		return fmt.Sprintf("run %s aborted; backups kept. Resume with `upshift apply -f` or undo with `upshift rollback %s`", r.Name, r.Name)
+		return fmt.Sprintf("run %s aborted; backups kept. Resume with %s or undo with `upshift rollback %s`", r.Name, resume, r.Name)
 	}
 	if out.Stopped != nil {
-		return fmt.Sprintf("run %s stopped: %v\nit is saved up to its last transition: `upshift status %s` shows where; `upshift apply -f` with the same plan resumes it", r.Name, out.Stopped, r.Name)
+		return fmt.Sprintf("run %s stopped: %v\nit is saved up to its last transition: `upshift status %s` shows where; %s resumes it", r.Name, out.Stopped, r.Name, resume)
 	}
 	switch r.Status.Phase {
 	case v1alpha1.RunRolledBack:

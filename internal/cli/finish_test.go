@@ -20,7 +20,7 @@ func TestStopNotSavedNeedsAnOperator(t *testing.T) {
 		if code := runExitCode(out, false); code != ExitOperator {
 			t.Errorf("%v not saved: exit %d, want %d", stop, code, ExitOperator)
 		}
-		msg := whatNext(out, ExitOperator)
+		msg := whatNext(out, ExitOperator, applyAgain)
 		if !strings.Contains(msg, "saving that failed") || !strings.Contains(msg, "etcd is sad") || strings.Contains(msg, "interrupted and saved") {
 			t.Errorf("%v not saved: message %q", stop, msg)
 		}

@@ -19,8 +19,9 @@ import (
 
 func newPlanCommand(kf *kubeFlags) *cobra.Command {
 	var file, output string
+	var cf catalogFlags
 	cmd := &cobra.Command{
-		Use:   "plan -f FILE",
+		Use:   "plan -f FILE | plan --to VERSION --catalog CATALOG",
 		Short: "Validate an UpgradePlan, check it against the cluster, and show what each step touches; changes nothing",
 		Long: `Validate an UpgradePlan file and, when a cluster is configured (--kubeconfig,
 KUBECONFIG), check it against the cluster: every kind is served or defined by
@@ -36,14 +37,30 @@ of its duration from earlier runs on this cluster. A later stage is
 previewed against the cluster as it is now: objects whose namespace or kind
 an earlier step brings carry a note instead of a diff. Changes nothing.
 
+With --to and --catalog instead of -f: detect the version the cluster runs,
+find the path through the catalog's releases (see upshift upgrade), and
+print the hops, each with its plan and preview. The first hop is checked
+against the cluster as it is; a later hop is previewed against it too,
+before the hops ahead of it have run, so its objects that an earlier hop
+brings carry a note instead of a diff.
+
 -o json or yaml prints the preview as data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return errors.New("-f FILE is required: the UpgradePlan to check")
-			}
 			if output != "" && output != "json" && output != "yaml" {
 				return fmt.Errorf("--output %q: use json or yaml (or leave it out for text)", output)
+			}
+			if cf.set() {
+				if file != "" {
+					return errors.New("-f and --to/--catalog: give a plan file, or a version of a catalog, not both")
+				}
+				if err := cf.validate(); err != nil {
+					return err
+				}
+				return planHops(cmd, kf, &cf, output)
+			}
+			if file == "" {
+				return errors.New("-f FILE is required: the UpgradePlan to check (or --to VERSION --catalog CATALOG)")
 			}
 			p, err := loadAndResolve(cmd, file, kf)
 			if err != nil {
@@ -86,6 +103,7 @@ an earlier step brings carry a note instead of a diff. Changes nothing.
 	}
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "UpgradePlan file")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "print the preview as json or yaml")
+	cf.add(cmd)
 	return cmd
 }
 

@@ -6,10 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/go-logr/logr"
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
@@ -42,7 +43,7 @@ func NewRootCommand() *cobra.Command {
 	}
 	kf := addKubeFlags(root)
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
-		newApplyCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
+		newApplyCommand(kf), newUpgradeCommand(kf), newStatusCommand(kf), newHistoryCommand(kf),
 		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf),
 		newControllerCommand(kf), newCRDsCommand())
 	return root
@@ -50,10 +51,12 @@ func NewRootCommand() *cobra.Command {
 
 // Execute runs the CLI and returns the process exit code.
 func Execute() int {
-	// client-go's leader election logs through klog; the CLI reports the
-	// lease itself, in its own words.
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	// client-go logs through klog (leader election; a reflector whose
+	// watch a finished run cancelled, at error level, which klog would
+	// print to stderr whatever its output); the CLI reports the lease and
+	// the run itself, in its own words. The controller sets its own
+	// logger.
+	klog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// After the first signal the run is being saved and the lease

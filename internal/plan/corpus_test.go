@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
 // want is one problem a plan must be rejected for: the message starts with
@@ -183,7 +186,7 @@ func TestExplainDecode(t *testing.T) {
 		{"a valid duration and null say nothing", "spec: {stages: [{name: a, steps: [{name: b, timeout: 1h30m}], gates: [{timeout: null}]}]}", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := explainDecode([]byte(tc.yaml))
+			got := explainDecode([]byte(tc.yaml), reflect.TypeOf(&v1alpha1.UpgradePlan{}), v1alpha1.PlanKind)
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("explainDecode(%q) =\n  %s\nwant\n  %s", tc.yaml, strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}

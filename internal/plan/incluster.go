@@ -20,7 +20,7 @@ func ValidateInCluster(p *v1alpha1.UpgradePlan) field.ErrorList {
 	return Validate(&Loaded{Plan: p})
 }
 
-const noFiles = "an UpgradePlan in the cluster cannot read files"
+const noFiles = "a plan without a directory (an UpgradePlan resource, a plan of a URL or ConfigMap catalog) cannot read files"
 
 func fileReferences(p *v1alpha1.UpgradePlan) field.ErrorList {
 	var errs field.ErrorList

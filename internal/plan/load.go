@@ -29,6 +29,8 @@ type Loaded struct {
 // errors.As.
 type DecodeError struct {
 	File string
+	// Kind is the document's kind, for the hint ("UpgradePlan").
+	Kind string
 	// Problems are "field.path: what is wrong: the fix", one per mistake
 	// found; empty when only the decoder's own error is known.
 	Problems []string
@@ -40,7 +42,7 @@ type DecodeError struct {
 func (e *DecodeError) Error() string {
 	switch len(e.Problems) {
 	case 0:
-		return fmt.Sprintf("%s: %v (check the field names and value types against the UpgradePlan schema)", e.File, e.Err)
+		return fmt.Sprintf("%s: %v (check the field names and value types against the %s schema)", e.File, e.Err, e.kind())
 	case 1:
 		return e.File + ": " + e.Problems[0]
 	}
@@ -48,6 +50,13 @@ func (e *DecodeError) Error() string {
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+func (e *DecodeError) kind() string {
+	if e.Kind == "" {
+		return v1alpha1.PlanKind
+	}
+	return e.Kind
+}
 
 // Load reads a plan file strictly: an unknown field is an error, so a typo
 // never silently drops a setting, and an unquoted version such as 1.10 is
@@ -60,27 +69,48 @@ func Load(path string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, b, abs)
+}
+
+// Decode is Load for a plan already read (a catalog's rendered template,
+// a ConfigMap key): name says where it came from in errors, and baseDir
+// is where its relative paths start ("" when it has no directory).
+func Decode(name string, b []byte, baseDir string) (*Loaded, error) {
 	var found []string
 	if msg := versionProblem(b); msg != "" {
 		found = append(found, msg)
 	}
 	var p v1alpha1.UpgradePlan
-	if err := yaml.UnmarshalStrict(b, &p); err != nil {
-		explained := explainDecode(b)
-		if len(explained) == 0 && len(found) > 0 {
+	if err := DecodeStrict(name, v1alpha1.PlanKind, b, &p); err != nil {
+		de := err.(*DecodeError)
+		if len(de.Problems) == 0 && len(found) > 0 {
 			// Nothing placed the decoder's error: keep its own word for it.
-			explained = []string{fmt.Sprintf("%v (check the field names and value types against the UpgradePlan schema)", err)}
+			de.Problems = []string{fmt.Sprintf("%v (check the field names and value types against the UpgradePlan schema)", de.Err)}
 		}
-		return nil, &DecodeError{File: path, Problems: append(found, explained...), Err: err}
+		de.Problems = append(found, de.Problems...)
+		return nil, de
 	}
 	if len(found) > 0 {
-		return nil, &DecodeError{File: path, Problems: found, Err: ErrVersionNotString}
+		return nil, &DecodeError{File: name, Problems: found, Err: ErrVersionNotString}
 	}
-	abs, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return nil, err
+	return &Loaded{Plan: &p, BaseDir: baseDir}, nil
+}
+
+// DecodeStrict decodes the YAML or JSON document b into out (a pointer to
+// a struct) as plans are decoded: an unknown field or a value of the wrong
+// type is a *DecodeError naming every mistake it can place with its field
+// path (none when it cannot place the decoder's error, which Err keeps).
+// kind names the document in hints.
+func DecodeStrict(name, kind string, b []byte, out any) error {
+	err := yaml.UnmarshalStrict(b, out)
+	if err == nil {
+		return nil
 	}
-	return &Loaded{Plan: &p, BaseDir: abs}, nil
+	return &DecodeError{File: name, Kind: kind, Problems: explainDecode(b, reflect.TypeOf(out), kind), Err: err}
 }
 
 const durationHint = "use a Go duration such as 30s, 5m or 1h30m"
@@ -96,17 +126,17 @@ var (
 // loosely and walks it alongside the UpgradePlan type. Strings are not
 // checked: YAML scalars decode into string fields whatever they look like.
 // It returns nothing for broken YAML, whose own error already says where.
-func explainDecode(b []byte) []string {
+func explainDecode(b []byte, t reflect.Type, kind string) []string {
 	var doc any
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil
 	}
 	var out []string
-	explain(reflect.TypeOf(v1alpha1.UpgradePlan{}), doc, nil, &out)
+	explain(t, doc, nil, kind, &out)
 	return out
 }
 
-func explain(t reflect.Type, v any, path *field.Path, out *[]string) {
+func explain(t reflect.Type, v any, path *field.Path, kind string, out *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -138,10 +168,10 @@ func explain(t reflect.Type, v any, path *field.Path, out *[]string) {
 		for _, k := range sortedKeys(m) {
 			ft, ok := fields.lookup(k)
 			if !ok {
-				*out = append(*out, fmt.Sprintf("%s: unknown field %q: %s", child(path, k), k, fields.hint(k)))
+				*out = append(*out, fmt.Sprintf("%s: unknown field %q: %s", child(path, k), k, fields.hint(k, kind)))
 				continue
 			}
-			explain(ft, m[k], child(path, k), out)
+			explain(ft, m[k], child(path, k), kind, out)
 		}
 	case reflect.Slice:
 		l, ok := v.([]any)
@@ -150,7 +180,7 @@ func explain(t reflect.Type, v any, path *field.Path, out *[]string) {
 			return
 		}
 		for i, item := range l {
-			explain(t.Elem(), item, path.Index(i), out)
+			explain(t.Elem(), item, path.Index(i), kind, out)
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -159,7 +189,7 @@ func explain(t reflect.Type, v any, path *field.Path, out *[]string) {
 			return
 		}
 		for _, k := range sortedKeys(m) {
-			explain(t.Elem(), m[k], path.Key(k), out)
+			explain(t.Elem(), m[k], path.Key(k), kind, out)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if f, ok := v.(float64); !ok || f != math.Trunc(f) {
@@ -263,7 +293,7 @@ func (fs structFields) lookup(key string) (reflect.Type, bool) {
 
 // hint suggests the field the author probably meant, and lists the
 // fields allowed here when they are few enough to read.
-func (fs structFields) hint(key string) string {
+func (fs structFields) hint(key, kind string) string {
 	var b strings.Builder
 	best, bestDist := "", 3
 	for _, n := range fs.names {
@@ -277,7 +307,7 @@ func (fs structFields) hint(key string) string {
 	if len(fs.names) <= 10 {
 		fmt.Fprintf(&b, "the fields here are %s", strings.Join(fs.names, ", "))
 	} else {
-		b.WriteString("check the field name against the UpgradePlan schema")
+		b.WriteString("check the field name against the " + kind + " schema")
 	}
 	return b.String()
 }

@@ -9,6 +9,8 @@
 //
 //   - Versions are semantic versions (Masterminds/semver; "v1.1.0" reads
 //     as 1.1.0). A pre-release is a stop only when it is the target.
+//   - Install: with no current version the path is the target alone,
+//     checked against Kubernetes and the peers as every stop is.
 //   - No downgrade: a target below the current version is refused unless
 //     downgrades are asked for; a downgrade is then one hop, checked
 //     against the same constraints.

@@ -31,6 +31,7 @@ type Peer struct {
 
 // Request is what to solve.
 type Request struct {
+	// Current is nil for an install: the path is the target alone.
 	Current, Target *semver.Version
 	Kubernetes      *semver.Version // the cluster's; nil: not checked
 	Peers           []Peer
@@ -55,6 +56,9 @@ type NoPathError struct {
 }
 
 func (e *NoPathError) Error() string {
+	if e.From == nil {
+		return fmt.Sprintf("cannot install %s (%s): %s", e.To, e.Rule, e.Detail)
+	}
 	return fmt.Sprintf("no upgrade path from %s to %s (%s): %s", e.From, e.To, e.Rule, e.Detail)
 }
 
@@ -65,7 +69,7 @@ func Path(catalog []Release, req Request) ([]Release, error) {
 	fail := func(rule, format string, args ...any) ([]Release, error) {
 		return nil, &NoPathError{From: req.Current, To: req.Target, Rule: rule, Detail: fmt.Sprintf(format, args...)}
 	}
-	if req.Current.Equal(req.Target) {
+	if req.Current != nil && req.Current.Equal(req.Target) {
 		return nil, nil
 	}
 	target, ok := find(catalog, req.Target)
@@ -74,6 +78,9 @@ func Path(catalog []Release, req Request) ([]Release, error) {
 	}
 	if why := blocked(target, req); why != nil {
 		return nil, why
+	}
+	if req.Current == nil {
+		return []Release{target}, nil // an install
 	}
 	if req.Target.LessThan(req.Current) {
 		if !req.AllowDowngrade {

@@ -88,9 +88,12 @@ func TestPath(t *testing.T) {
 			req: Request{Current: v("1.0.0"), Target: v("1.1.0-rc.1")}, want: "1.1.0-rc.1"},
 		{name: "a path exists though the greediest first hop leads nowhere", catalog: catalog("1.0.0", "1.1.0", "1.1.5", "1.2.0 k8s:>=1.31", "1.3.0 from:1.1.0"),
 			req: Request{Current: v("1.0.0"), Target: v("1.3.0"), Kubernetes: v("1.30.0")}, want: "1.1.0 1.3.0"},
+		{name: "an install is the target alone", catalog: base, req: Request{Target: v("1.2.0")}, want: "1.2.0"},
 		{name: "a downgrade when asked", catalog: base, req: Request{Current: v("1.2.0"), Target: v("1.1.0"), AllowDowngrade: true}, want: "1.1.0"},
 
 		{name: "unknown target", catalog: base, req: Request{Current: v("1.0.0"), Target: v("3.0.0")}, wantRule: RuleUnknownTarget, wantText: "lists no release 3.0.0"},
+		{name: "an install the cluster cannot run", catalog: catalog("1.0.0 k8s:>=1.31"),
+			req: Request{Target: v("1.0.0"), Kubernetes: v("1.30.0")}, wantRule: RuleKubernetes, wantText: "cannot install 1.0.0"},
 		{name: "no downgrade unless asked", catalog: base, req: Request{Current: v("1.2.0"), Target: v("1.1.0")}, wantRule: RuleDowngrade, wantText: "ask for a downgrade"},
 		{name: "the target needs another Kubernetes", catalog: catalog("1.0.0", "1.1.0 k8s:>=1.31"),
 			req: Request{Current: v("1.0.0"), Target: v("1.1.0"), Kubernetes: v("1.30.0")}, wantRule: RuleKubernetes, wantText: "1.1.0 needs Kubernetes >=1.31; the cluster runs 1.30.0"},

@@ -1,0 +1,179 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/versions"
+)
+
+func openDir(t *testing.T, dir string) *Catalog {
+	t.Helper()
+	c, err := Open(context.Background(), Ref{Path: dir}, Options{})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	return c
+}
+
+func TestOpenADirectoryAndSolveItsPath(t *testing.T) {
+	c := openDir(t, "testdata/hops")
+	path, err := c.Path(versions.Request{Current: semver.MustParse("1.0.0"), Target: semver.MustParse("1.3.0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range path {
+		got = append(got, r.Version.String())
+	}
+	if strings.Join(got, " ") != "1.1.1 1.2.0 1.3.0" {
+		t.Fatalf("path = %v, want 1.1.1 1.2.0 1.3.0 (the required stop kept, patches skipped)", got)
+	}
+	var passed []string
+	for _, v := range c.Passed(semver.MustParse("1.0.0"), path) {
+		passed = append(passed, v.String())
+	}
+	if strings.Join(passed, " ") != "1.0.1 1.1.0" {
+		t.Errorf("Passed = %v, want 1.0.1 1.1.0", passed)
+	}
+}
+
+func TestPlanTemplateIsFilledWithTheHop(t *testing.T) {
+	c := openDir(t, "testdata/hops")
+	l, err := c.PlanFor(context.Background(), semver.MustParse("1.2.0"), semver.MustParse("1.1.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Plan.Name != "hops-1.2.0" || l.Plan.Spec.Version != "1.2.0" {
+		t.Errorf("plan %s version %s, want hops-1.2.0 at 1.2.0", l.Plan.Name, l.Plan.Spec.Version)
+	}
+	inline := l.Plan.Spec.Stages[0].Steps[0].Manifests.Inline
+	for _, want := range []string{`version: "1.2.0"`, `from: "1.1.1"`, `image-tag: "v1.2.0"`, `minor: "1.2"`, `dns: "1-2-0"`} {
+		if !strings.Contains(inline, want) {
+			t.Errorf("rendered plan lacks %s:\n%s", want, inline)
+		}
+	}
+	abs, _ := filepath.Abs("testdata/hops")
+	if l.BaseDir != abs {
+		t.Errorf("BaseDir = %s, want the catalog's directory %s", l.BaseDir, abs)
+	}
+}
+
+func TestAPlanForAnotherVersionIsRefused(t *testing.T) {
+	c := openDir(t, "testdata/hops")
+	_, err := c.PlanFor(context.Background(), semver.MustParse("1.3.1"), semver.MustParse("1.3.0"))
+	var inv *InvalidError
+	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "spec.version") || !strings.Contains(err.Error(), "make the plan's version v1.3.1") {
+		t.Fatalf("PlanFor(1.3.1) = %v, want spec.version refused for release v1.3.1", err)
+	}
+}
+
+func TestATemplateErrorNamesTheTemplateAndTheRelease(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "catalog.yaml", `apiVersion: upshift.dev/v1alpha1
+kind: ReleaseCatalog
+metadata: {name: bad}
+spec:
+  planTemplate: plan.tmpl
+  releases: [{version: 1.0.0}]
+`)
+	write(t, dir, "plan.tmpl", "metadata: {name: x-{{ .Verison }}}\n")
+	c := openDir(t, dir)
+	_, err := c.PlanFor(context.Background(), semver.MustParse("1.0.0"), nil)
+	if err == nil || !strings.Contains(err.Error(), "spec.planTemplate plan.tmpl for release 1.0.0") || !strings.Contains(err.Error(), "Verison") {
+		t.Fatalf("PlanFor = %v, want the template and the bad field named", err)
+	}
+	write(t, dir, "plan.tmpl", "{{ env \"HOME\" }}\n")
+	if _, err := c.PlanFor(context.Background(), semver.MustParse("1.0.0"), nil); err == nil || !strings.Contains(err.Error(), `"env" not defined`) {
+		t.Fatalf("PlanFor with env = %v, want env not defined: a template does not read the environment", err)
+	}
+}
+
+func TestValidateNamesEveryProblem(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "catalog.yaml", `apiVersion: upshift.dev/v1alpha1
+kind: ReleaseCatalog
+metadata: {name: bad}
+spec:
+  detect:
+  - configMap: {namespace: x, name: y}
+  - image: {kind: Pod, namespace: x, name: y}
+    label: {apiVersion: v1, kind: Node, name: n, key: k}
+  - helm: {namespace: x, release: r, field: version}
+  releases:
+  - {version: 1.0.0, kubernetes: "~> nope"}
+  - {version: v1.0.0}
+  - {version: one}
+`)
+	_, err := Open(context.Background(), Ref{Path: dir}, Options{})
+	for _, want := range []string{
+		"spec.releases[0].plan: Required value: name the release's UpgradePlan file, or give the catalog a spec.planTemplate",
+		"spec.releases[0].kubernetes: Invalid value",
+		"spec.releases[1].version: Duplicate value",
+		"spec.releases[2].version: Invalid value: \"one\": not a semantic version",
+		"spec.detect[0].configMap.key: Required value",
+		"spec.detect[1].image.kind: Unsupported value: \"Pod\"",
+		"spec.detect[1]: Invalid value: \"2 sources\": set exactly one of configMap, image, helm, label",
+		"spec.detect[2].helm.field: Unsupported value: \"version\"",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open = %v\nwant it to say %q", err, want)
+		}
+	}
+}
+
+func TestAnUnknownFieldIsNamedWithItsPath(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "catalog.yaml", `apiVersion: upshift.dev/v1alpha1
+kind: ReleaseCatalog
+metadata: {name: bad}
+spec:
+  releases: [{version: 1.0.0, plan: p.yaml, requiredstp: true}]
+`)
+	_, err := Open(context.Background(), Ref{Path: dir}, Options{})
+	var de *plan.DecodeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), `spec.releases[0].requiredstp: unknown field "requiredstp": did you mean "requiredStop"?`) {
+		t.Fatalf("Open = %v, want the unknown field named with its path and the field meant", err)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	for in, want := range map[string]Ref{
+		"examples/demo":                      {Path: "examples/demo"},
+		"configmap/demo-catalog":             {ConfigMap: "demo-catalog", Namespace: "ns"},
+		"cm/demo-catalog":                    {ConfigMap: "demo-catalog", Namespace: "ns"},
+		"ConfigMap/demo-catalog":             {ConfigMap: "demo-catalog", Namespace: "ns"},
+		"https://example.com/c/catalog.yaml": {URL: "https://example.com/c/catalog.yaml"},
+	} {
+		got, err := ParseRef(in, "ns")
+		if err != nil || got != want {
+			t.Errorf("ParseRef(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"":                       "--catalog is required",
+		"http://example.com/c":   "serve the catalog over https://",
+		"configmap/other/demo":   "its namespace with -n",
+		"configmap/":             "configmap/NAME",
+		"http://u:secret@host/c": "http://xxxxx@host/c",
+	} {
+		_, err := ParseRef(in, "ns")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "secret@") {
+			t.Errorf("ParseRef(%q) = %v, want an error saying %q (and no password)", in, err, want)
+		}
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

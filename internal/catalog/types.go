@@ -1,0 +1,108 @@
+package catalog
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Kind is the catalog document's kind; its apiVersion is upshift.dev/v1alpha1.
+const Kind = "ReleaseCatalog"
+
+// ReleaseCatalog is a platform's releases and how to upgrade to each. It
+// is a document Upshift reads, not a resource the API server serves.
+type ReleaseCatalog struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              Spec `json:"spec"`
+}
+
+// Spec is the catalog's content.
+type Spec struct {
+	// Detect lists where the running version is read. Every source must
+	// give the same version; sources that disagree are reported, never
+	// guessed between.
+	Detect []VersionSource `json:"detect,omitempty"`
+	// PlanTemplate is the plan of every release that names none: a file
+	// of the catalog (a key of its ConfigMap) holding an UpgradePlan as a
+	// Go template (see TemplateData).
+	PlanTemplate string `json:"planTemplate,omitempty"`
+	// Releases are the versions the platform can be upgraded to.
+	Releases []Release `json:"releases"`
+}
+
+// Release is one version of the platform.
+type Release struct {
+	// Version is a semantic version ("1.1.0" or "v1.1.0").
+	Version string `json:"version"`
+	// Plan is the UpgradePlan that brings a cluster to this version: a
+	// file of the catalog (a key of its ConfigMap, a URL relative to the
+	// catalog's). Empty: the catalog's planTemplate.
+	Plan string `json:"plan,omitempty"`
+	// Kubernetes is the range of Kubernetes versions the release runs on
+	// (">= 1.29, < 1.35"). Empty: any.
+	Kubernetes string `json:"kubernetes,omitempty"`
+	// Peers is the range of platform versions of peer clusters it works
+	// with. Empty: any.
+	Peers string `json:"peers,omitempty"`
+	// AllowFrom are versions that may upgrade straight to this release,
+	// even across minors ("1.1.x || 1.2.x"). Empty: its own minor and the
+	// catalog's minor before it.
+	AllowFrom string `json:"allowFrom,omitempty"`
+	// RequiredStop: no upgrade may jump over this release.
+	RequiredStop bool `json:"requiredStop,omitempty"`
+}
+
+// VersionSource is one place the running version is read from; exactly
+// one of its fields is set.
+type VersionSource struct {
+	// ConfigMap: the value of a key.
+	ConfigMap *ConfigMapVersion `json:"configMap,omitempty"`
+	// Image: the tag of a workload container's image.
+	Image *ImageVersion `json:"image,omitempty"`
+	// Helm: a Helm release's chart or app version.
+	Helm *HelmVersion `json:"helm,omitempty"`
+	// Label: a label of an object.
+	Label *LabelVersion `json:"label,omitempty"`
+	// Optional: a source that does not exist (no such object, key,
+	// container or release) is left out instead of failing detection.
+	Optional bool `json:"optional,omitempty"`
+}
+
+// ConfigMapVersion reads data[key] of a ConfigMap.
+type ConfigMapVersion struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Key       string `json:"key"`
+}
+
+// ImageVersion reads the tag of a container's image in a Deployment,
+// StatefulSet or DaemonSet ("ghcr.io/liqotech/liqo:v1.1.0" gives v1.1.0).
+type ImageVersion struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Container is the container's name; empty: the only container.
+	Container string `json:"container,omitempty"`
+}
+
+// HelmVersion reads a Helm release's chart version or app version (of its
+// latest revision).
+type HelmVersion struct {
+	Namespace string `json:"namespace"`
+	Release   string `json:"release"`
+	// Field is chartVersion (default) or appVersion.
+	Field string `json:"field,omitempty"`
+}
+
+// LabelVersion reads a label of an object.
+type LabelVersion struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Namespace is empty for a cluster-scoped object.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Key       string `json:"key"`
+}
+
+// The fields a HelmVersion reads.
+const (
+	HelmChartVersion = "chartVersion"
+	HelmAppVersion   = "appVersion"
+)

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// hopPreview is one hop of `plan --to`: its plan and what it would change.
+type hopPreview struct {
+	From    string              `json:"from,omitempty"`
+	To      string              `json:"to"`
+	Plan    string              `json:"plan"`
+	Preview *runner.PlanPreview `json:"preview,omitempty"`
+	// Note says why a hop has no preview.
+	Note string `json:"note,omitempty"`
+}
+
+// planHops prints the path to --to and each hop's plan with its preview;
+// it changes nothing.
+func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string) error {
+	ctx := cmd.Context()
+	out := cmd.OutOrStdout()
+	var cs *clients.Set
+	cfg, err := kf.restConfig()
+	switch {
+	case errors.Is(err, errNoCluster):
+	case err != nil:
+		return err
+	default:
+		if cs, err = clients.New(cfg); err != nil {
+			return err
+		}
+	}
+	cat, err := cf.openCatalog(ctx, kf, cs)
+	if err != nil {
+		return err
+	}
+	h, err := cf.solve(ctx, cat, cs)
+	if err != nil {
+		return err
+	}
+	var sess *runner.Session
+	if cs != nil {
+		if sess, err = runner.Open(cfg, kf.sessionOptions()); err != nil {
+			return err
+		}
+	}
+	hops := make([]hopPreview, len(h.path))
+	for i := range h.path {
+		l, err := h.plan(ctx, i)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("release %s's plan %s", h.path[i].Version, l.Plan.Name)
+		p, err := resolveLoaded(cmd, name, l, kf)
+		if err != nil {
+			return err
+		}
+		hp := hopPreview{From: versionOrEmpty(h.hopFrom(i)), To: h.path[i].Version.String(), Plan: l.Plan.Name}
+		switch {
+		case sess == nil:
+			hp.Note = "no cluster configured (--kubeconfig or KUBECONFIG): checked the files only"
+		case i == 0:
+			// The first hop runs on the cluster as it is: check it as apply will.
+			if errs := sess.Preflight(ctx, p); len(errs) > 0 {
+				return preflightProblems(name, errs)
+			}
+			fallthrough
+		default:
+			if hp.Preview, err = sess.Preview(ctx, p); err != nil {
+				hp.Note = fmt.Sprintf("no preview before hop %d has run: %v", i, err)
+			}
+		}
+		if output == "" {
+			if i == 0 {
+				for _, line := range h.describe() {
+					fmt.Fprintln(out, redact.Text(line))
+				}
+			}
+			fmt.Fprintf(out, "\nhop %d/%d: %s\n", i+1, len(h.path), h.hopName(i))
+			printPlan(out, p.Plan, hp.Preview)
+			if hp.Note != "" {
+				fmt.Fprintln(out, redact.Text(hp.Note))
+			}
+		}
+		hops[i] = hp
+	}
+	if output != "" {
+		return printObject(out, struct {
+			Catalog string       `json:"catalog"`
+			From    string       `json:"from,omitempty"`
+			To      string       `json:"to"`
+			Hops    []hopPreview `json:"hops"`
+		}{redact.Text(cat.Where), versionOrEmpty(h.from), h.to.String(), hops}, output)
+	}
+	if len(h.path) == 0 {
+		fmt.Fprintf(out, "the cluster runs %s already: nothing to do\n", h.from)
+		return nil
+	}
+	fmt.Fprintln(out, "nothing was changed")
+	return nil
+}

@@ -1,0 +1,33 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// Resume drives an unfinished run on from the plan and sources saved with
+// it, so no plan file is needed: what `upgrade --to` does with a hop it
+// finds unfinished (after a crash, or waiting at an approval), whose plan
+// a catalog might no longer render the same. A finished run is nothing to
+// resume: it is reported as apply reports it (already done, or rolled
+// back).
+func (s *Session) Resume(ctx context.Context, name string) (*Outcome, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	run, err := s.store.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	saved, err := s.store.LoadSources(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("read the plan and sources saved with run %s: %w", name, err)
+	}
+	p, err := FromSources(&v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: saved.Plan}, saved.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("the sources saved with run %s: %w", name, err)
+	}
+	return s.Apply(ctx, p, false)
+}
