@@ -48,6 +48,14 @@ type UpgradeRunSpec struct {
 	// PlanDigest is the SHA-256 of the plan spec and of every source's
 	// content: a changed plan (or a changed file it points at) is noticed.
 	PlanDigest string `json:"planDigest"`
+	// FromVersion is the version the cluster was at when the run started,
+	// as its run history tells: the version the last run that succeeded
+	// on the cluster before it reached. Empty when no earlier run
+	// succeeded (or the record predates the field): unknown. Written
+	// once, with the spec; reports show it.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	FromVersion string `json:"fromVersion,omitempty"`
 	// SourceDigests maps each source's field path to the SHA-256 of its
 	// content, so a refusal can say which source changed.
 	// +optional

@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/report"
 )
 
 // The engine and the runner record facts; the commands to type are this
@@ -145,6 +146,28 @@ func runHint(r *v1alpha1.UpgradeRun) string {
 		return fmt.Sprintf("an operator must act: fix the cause (`upshift backup show %s`), then `upshift rollback %s` again", r.Name, r.Name)
 	case v1alpha1.RunRolledBack:
 		return "`upshift apply -f` with the same plan and --retry starts a new attempt"
+	}
+	return ""
+}
+
+// reportCommand is this driver's command for a report's next action (""
+// for one that no command does, such as reading the warnings).
+func reportCommand(a report.Action) string {
+	switch a.Kind {
+	case report.Approve:
+		return approveCommand(a.Run, []string{a.Step})
+	case report.Resume:
+		return "upshift apply -f PLAN"
+	case report.NewAttempt:
+		return "upshift apply --retry -f PLAN"
+	case report.Retry:
+		return "upshift retry " + a.Run
+	case report.RollBack:
+		return "upshift rollback " + a.Run
+	case report.InspectBackup:
+		return "upshift backup show " + a.Run
+	case report.Watch:
+		return "upshift status " + a.Run
 	}
 	return ""
 }

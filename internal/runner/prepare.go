@@ -63,6 +63,9 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		}
 		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 		run.Spec.Sources = &ref
+		// What the run starts from, for its report: written once, with
+		// the spec.
+		run.Spec.FromVersion = engine.FromVersion(others)
 		if err := store.Save(ctx, run); err != nil {
 			return nil, false, err
 		}

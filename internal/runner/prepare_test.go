@@ -122,6 +122,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 	other := func(phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
 		r := saved(plan, phase)
 		r.Name = "other"
+		r.Status.FinishedAt = &metav1.MicroTime{Time: time.Now()}
 		return r
 	}
 	tests := []struct {
@@ -136,6 +137,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		writes     string
 		errHas     string
 		attempt    int
+		from       string // the new record's spec.fromVersion
 	}{
 		{name: "no run yet: sources first, then the record", plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1},
 		{name: "sources cannot be written: no record", plan: plan, sourcesErr: errors.New("etcd is sad"), writes: "save-sources", errHas: "nothing was changed"},
@@ -148,7 +150,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		{name: "rolled back: report", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRolledBack)}, plan: plan, verdict: engine.ReportFailed},
 		{name: "rolled back, --retry: a new attempt", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRolledBack)}, plan: plan, retry: true, verdict: engine.StartAttempt, drive: true, writes: "save", attempt: 2},
 		{name: "another run unfinished: refuse", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunFailed)}, plan: plan, verdict: engine.Refuse, errHas: "run other is unfinished"},
-		{name: "another run finished: start", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1},
+		{name: "another run finished: start", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1, from: "1.1.0"},
 		{name: "runs cannot be listed: stop, write nothing", plan: plan, listErr: errors.New("list runs: etcd is sad"), errHas: "etcd is sad"},
 	}
 	for _, tt := range tests {
@@ -198,6 +200,9 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 				}
 				if r := f.runs["demo"]; r.Spec.Sources == nil || r.Spec.Sources.Secrets[0] != "upshift-src-demo-0" {
 					t.Errorf("the new record does not name its sources: %+v", r.Spec.Sources)
+				}
+				if got := f.runs["demo"].Spec.FromVersion; got != tt.from {
+					t.Errorf("the new record starts from version %q, want %q (the last succeeded run's)", got, tt.from)
 				}
 				if len(f.savedSource) != 1 {
 					t.Errorf("saved %d sources, want the plan's 1", len(f.savedSource))
