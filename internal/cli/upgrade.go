@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/upshift-dev/upshift/internal/report"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/spf13/cobra"
@@ -23,6 +28,7 @@ func newUpgradeCommand(kf *kubeFlags) *cobra.Command {
 	var cf catalogFlags
 	var rf runFlags
 	var retry bool
+	var reportFile string
 	cmd := &cobra.Command{
 		Use:   "upgrade --to VERSION --catalog CATALOG",
 		Short: "Take the platform to a version of its release catalog, hop by hop",
@@ -67,13 +73,14 @@ aborted; run it again to go on).`,
 				return err
 			}
 			defer view.stop()
-			u := &upgrader{cmd: cmd, kf: kf, cf: &cf, rf: &rf, sess: sess, view: view, cs: cs, cat: cat, retry: retry}
+			u := &upgrader{cmd: cmd, kf: kf, cf: &cf, rf: &rf, sess: sess, view: view, cs: cs, cat: cat, retry: retry, reportFile: reportFile}
 			return u.run(cmd.Context())
 		},
 	}
 	cf.add(cmd)
 	rf.add(cmd)
 	cmd.Flags().BoolVar(&retry, "retry", false, "start a rolled-back hop again from its first stage, with fresh backups")
+	cmd.Flags().StringVar(&reportFile, "report", "", "write the report of the hops run (upshift report's Markdown; JSON when FILE ends in .json) to FILE")
 	return cmd
 }
 
@@ -88,6 +95,8 @@ type upgrader struct {
 	cs    *clients.Set
 	cat   *catalog.Catalog
 	retry bool
+	// reportFile receives the hops' report, when set.
+	reportFile string
 	// done are the hops run by this command, in order.
 	done []hopResult
 }
@@ -262,6 +271,40 @@ func (u *upgrader) report(last *runner.Outcome) error {
 		printRunSummary(w, last.Run)
 	}
 	printHops(w, u.done)
+	if len(u.done) > 0 {
+		names := make([]string, len(u.done))
+		for i, h := range u.done {
+			names[i] = h.Run.Name
+		}
+		fmt.Fprintf(w, "report: upshift report %s\n", strings.Join(names, " "))
+	}
+	return u.writeReport()
+}
+
+// writeReport writes the hops' report to --report: Markdown, or JSON for
+// a .json file.
+func (u *upgrader) writeReport() error {
+	if u.reportFile == "" || len(u.done) == 0 {
+		return nil
+	}
+	runs := make([]*v1alpha1.UpgradeRun, len(u.done))
+	for i, h := range u.done {
+		runs[i] = h.Run
+	}
+	up := report.BuildUpgrade(runs...)
+	var b []byte
+	if strings.HasSuffix(u.reportFile, ".json") {
+		var buf bytes.Buffer
+		if err := printObject(&buf, up, "json"); err != nil {
+			return err
+		}
+		b = buf.Bytes()
+	} else {
+		b = []byte(redact.Text(report.UpgradeMarkdown(up, reportCommand)))
+	}
+	if err := os.WriteFile(u.reportFile, b, 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -160,11 +161,22 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 	}
 
 	bad := w.writeHopsCatalog("1.2.0")
-	r = w.mustExit(2, nil, append([]string{"upgrade", "--to", "1.3.0", "--catalog", bad}, fastLease...)...)
+	reportFile := filepath.Join(t.TempDir(), "upgrade.md")
+	r = w.mustExit(2, nil, append([]string{"upgrade", "--to", "1.3.0", "--catalog", bad, "--report", reportFile}, fastLease...)...)
 	mustContain(t, "upgrade with a broken 1.2.0", r.stdout,
 		"1.0.0 → 1.1.1  hops-1.1.1  Succeeded",
 		"1.1.1 → 1.2.0  hops-1.2.0  RolledBack")
 	mustContain(t, "upgrade with a broken 1.2.0", r.stderr, "run hops-1.2.0 failed and was rolled back, restore verified", "CrashLoopBackOff")
+	mustContain(t, "upgrade with a broken 1.2.0", r.stdout, "report: upshift report hops-1.1.1 hops-1.2.0")
+	md, err := os.ReadFile(reportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the upgrade's report", string(md),
+		"# Upgrade report: 1.0.0 → 1.2.0", "**Reached:** 1.1.1",
+		"at hop 2 of 2 (run hops-1.2.0, 1.1.1 → 1.2.0): rolled back, restore verified",
+		"| 1 | hops-1.1.1 | 1.0.0 | 1.1.1 | Succeeded |",
+		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | RolledBack |")
 	if v, img := w.hopsVersion(); v != "1.1.1" || img != "example.com/hops/controller:v1.1.1" {
 		t.Errorf("after hop 2 rolled back the platform says %s, %s; want hop 1's 1.1.1", v, img)
 	}
