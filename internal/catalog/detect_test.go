@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/upshift-dev/upshift/internal/versions"
 )
 
 func TestAgree(t *testing.T) {
@@ -64,5 +67,44 @@ func TestImageTag(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("ImageTag(%q) = %q, %v; want %q", in, got, ok, want)
 		}
+	}
+}
+
+func TestMatrixCheckPath(t *testing.T) {
+	m := Matrix{"v1.0.0": {"v1.0.1", "v1.1.0", "v1.2.0"}, "1.1.0": {"1.2.0"}}
+	path := func(vs ...string) []versions.Release {
+		out := make([]versions.Release, len(vs))
+		for i, v := range vs {
+			out[i] = versions.Release{Version: semver.MustParse(v)}
+		}
+		return out
+	}
+	peer := func(name, v string) versions.Peer { return versions.Peer{Name: name, Version: semver.MustParse(v)} }
+	tests := []struct {
+		name  string
+		from  string
+		path  []versions.Release
+		peers []versions.Peer
+		want  string
+	}{
+		{name: "every hop listed from this cluster", from: "1.0.0", path: path("1.1.0", "1.2.0")},
+		{name: "a peer left behind keeps the lowest version", from: "1.0.0", path: path("1.1.0", "1.2.0"), peers: []versions.Peer{peer("east", "1.0.0")}},
+		{name: "the lowest peer's row lacks the hop", from: "1.1.0", path: path("1.2.0"), peers: []versions.Peer{peer("east", "1.1.0"), peer("west", "0.9.0")},
+			want: "1.2.0 is not listed as reachable from 0.9.0 (the lowest version, peer west's)"},
+		{name: "this cluster is the lowest and its row lacks the hop", from: "1.1.0", path: path("1.3.0"),
+			want: "1.3.0 is not listed as reachable from 1.1.0 (the lowest version, this cluster's)"},
+		{name: "an install with no peers has nothing to match", path: path("1.3.0")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var from *semver.Version
+			if tt.from != "" {
+				from = semver.MustParse(tt.from)
+			}
+			err := m.CheckPath(from, tt.path, tt.peers)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Fatalf("CheckPath = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

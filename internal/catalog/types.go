@@ -23,8 +23,54 @@ type Spec struct {
 	// of the catalog (a key of its ConfigMap) holding an UpgradePlan as a
 	// Go template (see TemplateData).
 	PlanTemplate string `json:"planTemplate,omitempty"`
+	// Peers are the other clusters the platform works with (Liqo's
+	// peerings): every one's version must be within the range of every
+	// release an upgrade stops at (Release.Peers).
+	Peers *Peers `json:"peers,omitempty"`
+	// Compatibility is a matrix of the versions an upgrade may reach from
+	// the lowest version among the cluster and its peers.
+	Compatibility *Compatibility `json:"compatibility,omitempty"`
 	// Releases are the versions the platform can be upgraded to.
 	Releases []Release `json:"releases"`
+}
+
+// Peers says where the peer clusters' kubeconfigs are and how their
+// versions are read.
+type Peers struct {
+	// KubeconfigSecrets are Secrets of the cluster upgraded, one per peer,
+	// each holding a kubeconfig to read the peer with.
+	KubeconfigSecrets KubeconfigSecrets `json:"kubeconfigSecrets"`
+	// Detect reads a peer's version; empty: spec.detect. For Liqo, the
+	// controller-manager's image tag (Liqo's API records no peer version).
+	Detect []VersionSource `json:"detect,omitempty"`
+}
+
+// KubeconfigSecrets selects the Secrets holding peer kubeconfigs.
+type KubeconfigSecrets struct {
+	Namespace string `json:"namespace"`
+	// Selector is a label selector ("upshift.dev/peer=true"); empty: every
+	// Secret of the namespace that has the key.
+	Selector string `json:"selector,omitempty"`
+	// Key holds the kubeconfig; default "kubeconfig".
+	Key string `json:"key,omitempty"`
+}
+
+// DefaultKubeconfigKey is the Secret key a peer's kubeconfig is read from
+// when KubeconfigSecrets.Key is empty.
+const DefaultKubeconfigKey = "kubeconfig"
+
+// PeerNameAnnotation on a peer's Secret names the peer in messages;
+// without it, the Secret's name does.
+const PeerNameAnnotation = "upshift.dev/peer-name"
+
+// Compatibility locates the compatibility matrix.
+type Compatibility struct {
+	// ConfigMap holds, under its key, a YAML map from a version to the
+	// versions an upgrade may reach from it, the format of the Liqo
+	// upgrade controller's liqo-version-compatibility ConfigMap
+	// (key compatibility.yaml):
+	//   v1.0.0: [v1.0.1, v1.1.0]
+	ConfigMap ConfigMapVersion `json:"configMap"`
 }
 
 // Release is one version of the platform.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/Masterminds/semver/v3"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -41,6 +42,32 @@ func Validate(c *ReleaseCatalog) field.ErrorList {
 	}
 	for i, d := range c.Spec.Detect {
 		errs = append(errs, validateSource(spec.Child("detect").Index(i), d)...)
+	}
+	if p := c.Spec.Peers; p != nil {
+		path := spec.Child("peers")
+		ks := path.Child("kubeconfigSecrets")
+		if p.KubeconfigSecrets.Namespace == "" {
+			errs = append(errs, field.Required(ks.Child("namespace"), "the namespace of the Secrets holding the peers' kubeconfigs"))
+		}
+		if s := p.KubeconfigSecrets.Selector; s != "" {
+			if _, err := labels.Parse(s); err != nil {
+				errs = append(errs, field.Invalid(ks.Child("selector"), s, fmt.Sprintf("not a label selector (%v): write it as key=value", err)))
+			}
+		}
+		for i, d := range p.Detect {
+			errs = append(errs, validateSource(path.Child("detect").Index(i), d)...)
+		}
+		if len(p.Detect) == 0 && len(c.Spec.Detect) == 0 {
+			errs = append(errs, field.Required(path.Child("detect"), "say how a peer's version is read (or give the catalog a spec.detect, which peers then use)"))
+		}
+	}
+	if m := c.Spec.Compatibility; m != nil {
+		cm := spec.Child("compatibility", "configMap")
+		for _, f := range []struct{ name, v string }{{"namespace", m.ConfigMap.Namespace}, {"name", m.ConfigMap.Name}, {"key", m.ConfigMap.Key}} {
+			if f.v == "" {
+				errs = append(errs, field.Required(cm.Child(f.name), "the matrix ConfigMap's "+f.name))
+			}
+		}
 	}
 	return errs
 }

@@ -68,7 +68,10 @@ type hops struct {
 	from, to   *semver.Version
 	findings   []catalog.Finding // nil when --from gave the version
 	kubernetes *semver.Version   // nil without a cluster
-	path       []versions.Release
+	peers      []versions.Peer
+	// unchecked says what could not be checked without a cluster.
+	unchecked string
+	path      []versions.Release
 }
 
 // openCatalog reads the catalog the flags name; cs may be nil (no
@@ -137,12 +140,48 @@ func (f *catalogFlags) solve(ctx context.Context, cat *catalog.Catalog, cs *clie
 			return nil, err
 		}
 	}
-	path, err := cat.Path(versions.Request{Current: h.from, Target: h.to, Kubernetes: h.kubernetes, AllowDowngrade: f.allowDowngrade})
+	if cs != nil {
+		peers, problems, err := cat.ReadPeers(ctx, cs)
+		if err != nil {
+			return nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
+		}
+		if len(problems) > 0 {
+			return nil, peerProblems(cat.Where, problems)
+		}
+		h.peers = peers
+	} else if cat.Spec.Peers != nil || cat.Spec.Compatibility != nil {
+		h.unchecked = "peers and the compatibility matrix not checked: no cluster configured"
+	}
+	path, err := cat.Path(versions.Request{Current: h.from, Target: h.to, Kubernetes: h.kubernetes, Peers: h.peers, AllowDowngrade: f.allowDowngrade})
 	if err != nil {
 		return nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
 	}
+	if cs != nil {
+		matrix, where, err := cat.ReadMatrix(ctx, cs)
+		if err != nil {
+			return nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
+		}
+		if err := matrix.CheckPath(h.from, path, h.peers); matrix != nil && err != nil {
+			return nil, fmt.Errorf("catalog %s: %s: %w", cat.Where, where, err)
+		}
+	}
 	h.path = path
 	return h, nil
+}
+
+// peerProblems lists the peers whose versions could not be read: each
+// blocks, as skew cannot be checked against a peer nobody can see.
+func peerProblems(where string, problems []catalog.PeerProblem) error {
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.Error()
+	}
+	them := "it"
+	if len(problems) > 1 {
+		them = "them"
+	}
+	return fmt.Errorf("catalog %s: cannot read the version of %d %s, so the upgrade cannot be checked against %s; nothing was changed:\n  %s\nfix the peer's kubeconfig Secret or its access, or remove the Secret of a peer that is gone",
+		where, len(problems), plural(len(problems), "peer"), them, strings.Join(lines, "\n  "))
 }
 
 // detect reads the catalog's version sources and the one version they
@@ -202,6 +241,16 @@ func (h *hops) describe() []string {
 	}
 	if h.kubernetes != nil {
 		lines = append(lines, "  Kubernetes "+h.kubernetes.String())
+	}
+	if len(h.peers) > 0 {
+		ps := make([]string, len(h.peers))
+		for i, p := range h.peers {
+			ps[i] = p.Name + " " + p.Version.String()
+		}
+		lines = append(lines, "  peers: "+strings.Join(ps, ", "))
+	}
+	if h.unchecked != "" {
+		lines = append(lines, "  "+h.unchecked)
 	}
 	if passed := h.cat.Passed(h.from, h.path); len(passed) > 0 {
 		vs := make([]string, len(passed))

@@ -7,6 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/runner"
@@ -223,5 +229,96 @@ func TestUpgradeToResumesAKilledHop(t *testing.T) {
 	}
 	if hop2 := w.run("hops-1.2.0"); hop2.Status.Attempt != 1 {
 		t.Errorf("hop 2 was started over (attempt %d), not resumed", hop2.Status.Attempt)
+	}
+}
+
+// TestUpgradeToChecksPeersFirst: the platform is peered with a second
+// cluster, whose kubeconfig is a Secret of the first. A peer on a version
+// a release does not work with, a peer the compatibility matrix leaves
+// behind, and a peer that cannot be read each block the upgrade before
+// any write, naming the peer.
+func TestUpgradeToChecksPeersFirst(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	peer, err := testenv.StartTied(localcluster.Options{Name: "peer", Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = peer.Stop() })
+	peerCS, err := kubernetes.NewForConfig(peer.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	setPeerVersion := func(v string) {
+		t.Helper()
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hops-version", Namespace: "hops-system"}, Data: map[string]string{"version": v}}
+		if _, err := peerCS.CoreV1().ConfigMaps("hops-system").Update(w.ctx, cm, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
+			_, err = peerCS.CoreV1().ConfigMaps("hops-system").Create(w.ctx, cm, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := peerCS.CoreV1().Namespaces().Create(w.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hops-system"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setPeerVersion("0.9.0")
+
+	cat := w.writeHopsCatalog("")
+	w.mustExit(0, nil, "upgrade", "--to", "1.0.0", "--catalog", cat, "--install")
+	peerKubeconfig, err := os.ReadFile(peer.KubeconfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	putPeerSecret := func(name string, kubeconfig []byte) {
+		t.Helper()
+		_, err := w.cs.CoreV1().Secrets("hops-system").Create(w.ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"hops.example.com/peer": "true"},
+				Annotations: map[string]string{"upshift.dev/peer-name": strings.TrimPrefix(name, "peer-")}},
+			Data: map[string][]byte{"kubeconfig": kubeconfig},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	putPeerSecret("peer-east", peerKubeconfig)
+	withPeers := strings.Replace(hopsCatalog, "  planTemplate:", `  peers:
+    kubeconfigSecrets: {namespace: hops-system, selector: hops.example.com/peer=true}
+    detect:
+    - configMap: {namespace: hops-system, name: hops-version, key: version}
+  compatibility:
+    configMap: {namespace: hops-system, name: hops-compatibility, key: compatibility.yaml}
+  planTemplate:`, 1)
+	withPeers = strings.Replace(withPeers, "{version: v1.1.1}", `{version: v1.1.1, peers: ">= 1.0.0"}`, 1)
+	write(t, filepath.Join(cat, "catalog.yaml"), withPeers)
+	if _, err := w.cs.CoreV1().ConfigMaps("hops-system").Create(w.ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "hops-compatibility", Namespace: "hops-system"},
+		Data:       map[string]string{"compatibility.yaml": "v1.0.0: [v1.1.1]\nv1.1.1: [v1.2.0]\n"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	writes := len(w.upshiftWrites())
+	r := w.mustExit(1, nil, "upgrade", "--to", "1.1.1", "--catalog", cat)
+	mustContain(t, "a peer on 0.9.0", r.stderr, "peer-skew", "1.1.1 works with peers >=1.0.0; peer east runs 0.9.0")
+
+	setPeerVersion("1.0.0")
+	p := w.mustExit(0, nil, "plan", "--to", "1.1.1", "--catalog", cat)
+	mustContain(t, "plan with the peer on 1.0.0", p.stdout, "peers: east 1.0.0", "hop 1/1: 1.0.0 → 1.1.1")
+	r = w.mustExit(1, nil, "upgrade", "--to", "1.2.0", "--catalog", cat)
+	mustContain(t, "the matrix leaving the peer behind", r.stderr,
+		"compatibility matrix configMap hops-system/hops-compatibility key compatibility.yaml",
+		"1.2.0 is not listed as reachable from 1.0.0 (the lowest version, peer east's)")
+
+	putPeerSecret("peer-gone", []byte(strings.ReplaceAll(string(peerKubeconfig), peer.RESTConfig().Host, "https://127.0.0.1:1")))
+	r = w.mustExit(1, nil, "upgrade", "--to", "1.1.1", "--catalog", cat)
+	mustContain(t, "a peer that cannot be read", r.stderr, "cannot read the version of 1 peer", "peer gone (kubeconfig in Secret hops-system/peer-gone)")
+	if n := len(w.upshiftWrites()); n != writes {
+		t.Errorf("the refused upgrades wrote to the cluster: %d writes before, %d after", writes, n)
+	}
+	if v, _ := w.hopsVersion(); v != "1.0.0" {
+		t.Errorf("the platform moved to %s", v)
 	}
 }
