@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/internal/catalog"
 	"github.com/upshift-dev/upshift/internal/clients"
-	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/source"
-	"github.com/upshift-dev/upshift/internal/versions"
+	"github.com/upshift-dev/upshift/internal/upgrade"
 )
 
 // catalogFlags choose a target version in a release catalog: what `plan
@@ -61,19 +59,6 @@ func (f *catalogFlags) againCommand() string {
 	return fmt.Sprintf("`upshift upgrade --to %s --catalog %s`", f.to, f.catalog)
 }
 
-// hops is a solved upgrade: where the cluster is, the path, and what the
-// solver read to find it.
-type hops struct {
-	cat        *catalog.Catalog
-	from, to   *semver.Version
-	findings   []catalog.Finding // nil when --from gave the version
-	kubernetes *semver.Version   // nil without a cluster
-	peers      []versions.Peer
-	// unchecked says what could not be checked without a cluster.
-	unchecked string
-	path      []versions.Release
-}
-
 // openCatalog reads the catalog the flags name; cs may be nil (no
 // cluster) unless the catalog is a ConfigMap.
 func (f *catalogFlags) openCatalog(ctx context.Context, kf *kubeFlags, cs *clients.Set) (*catalog.Catalog, error) {
@@ -103,169 +88,59 @@ func (f *catalogFlags) openCatalog(ctx context.Context, kf *kubeFlags, cs *clien
 	return catalog.Open(ctx, ref, opts)
 }
 
+// request is what the flags ask for.
+func (f *catalogFlags) request() upgrade.Request {
+	req := upgrade.Request{Target: semver.MustParse(f.to), Install: f.install, AllowDowngrade: f.allowDowngrade}
+	if f.from != "" {
+		req.From = semver.MustParse(f.from)
+	}
+	return req
+}
+
 // solve finds the path from the version the cluster runs (detected, or
 // --from) to --to.
-func (f *catalogFlags) solve(ctx context.Context, cat *catalog.Catalog, cs *clients.Set) (*hops, error) {
-	h := &hops{cat: cat, to: semver.MustParse(f.to)}
+func (f *catalogFlags) solve(ctx context.Context, cat *catalog.Catalog, cs *clients.Set) (*upgrade.Solution, error) {
+	s, err := upgrade.Solve(ctx, cat, cs, f.request())
+	if err != nil {
+		return nil, f.explain(cat, err)
+	}
+	return s, nil
+}
+
+// explain adds to an error of upgrade.Solve or Hops.Run the flags that
+// are the way out.
+func (f *catalogFlags) explain(cat *catalog.Catalog, err error) error {
+	var installed *upgrade.InstalledError
+	var peers *upgrade.PeersError
+	var detect *catalog.DetectError
+	var refused *upgrade.RefusedError
+	var preflight *upgrade.PreflightError
+	var verify *upgrade.VerifyError
 	switch {
-	case f.from != "":
-		h.from = semver.MustParse(f.from)
-	case cs == nil && f.install:
-	case cs == nil:
-		return nil, fmt.Errorf("no cluster to detect the running version on: %w (or give it with --from)", errNoCluster)
-	default:
-		var err error
-		h.findings, h.from, err = detect(ctx, cat, cs)
-		switch {
-		case f.install && errors.Is(err, catalog.ErrNothingInstalled):
-			h.from = nil
-		case f.install && len(cat.Spec.Detect) == 0:
-			h.findings = nil
-		case f.install && err == nil:
-			return nil, fmt.Errorf("--install: the cluster runs %s already (%s): leave --install out to upgrade it", h.from, describeFindings(h.findings))
-		case errors.Is(err, catalog.ErrNothingInstalled):
-			return nil, fmt.Errorf("%w\nto install the platform, add --install; if it runs a version the sources cannot see, give it with --from", err)
-		case len(cat.Spec.Detect) == 0:
-			return nil, fmt.Errorf("%w: give the version the cluster runs with --from", err)
-		case err != nil:
-			return nil, fmt.Errorf("%w\nfix the platform or the catalog's spec.detect, or give the version the cluster runs with --from", err)
+	case errors.As(err, &refused):
+		if refusal(err) {
+			if refused.Outcome != nil {
+				return withDecisionHint(err, refused.Outcome.Decision)
+			}
+			return err
 		}
+		return fmt.Errorf("upgrade: run %s: %w", refused.Run, err)
+	case errors.As(err, &preflight):
+		return preflightProblems(preflight.Name, preflight.Errs)
+	case errors.As(err, &verify):
+		return &exitError{code: ExitOperator, err: err}
+	case errors.Is(err, upgrade.ErrNoCluster):
+		return fmt.Errorf("%w: %w (or give the version it runs with --from)", err, errNoCluster)
+	case errors.Is(err, upgrade.ErrNoDetect):
+		return fmt.Errorf("catalog %s: %w: give the version the cluster runs with --from", cat.Where, err)
+	case errors.As(err, &installed):
+		return fmt.Errorf("--install: %w: leave --install out to upgrade it", err)
+	case errors.Is(err, catalog.ErrNothingInstalled):
+		return fmt.Errorf("catalog %s: %w\nto install the platform, add --install; if it runs a version the sources cannot see, give it with --from", cat.Where, err)
+	case errors.As(err, &detect):
+		return fmt.Errorf("catalog %s: %w\nfix the platform or the catalog's spec.detect, or give the version the cluster runs with --from", cat.Where, err)
+	case errors.As(err, &peers):
+		return fmt.Errorf("catalog %s: %w\nnothing was changed; fix the peer's kubeconfig Secret or its access, or remove the Secret of a peer that is gone", cat.Where, err)
 	}
-	if cs != nil {
-		info, err := cs.Clientset.Discovery().ServerVersion()
-		if err != nil {
-			return nil, fmt.Errorf("read the cluster's Kubernetes version: %w", err)
-		}
-		if h.kubernetes, err = versions.Kubernetes(info.GitVersion); err != nil {
-			return nil, err
-		}
-	}
-	if cs != nil {
-		peers, problems, err := cat.ReadPeers(ctx, cs)
-		if err != nil {
-			return nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
-		}
-		if len(problems) > 0 {
-			return nil, peerProblems(cat.Where, problems)
-		}
-		h.peers = peers
-	} else if cat.Spec.Peers != nil || cat.Spec.Compatibility != nil {
-		h.unchecked = "peers and the compatibility matrix not checked: no cluster configured"
-	}
-	path, err := cat.Path(versions.Request{Current: h.from, Target: h.to, Kubernetes: h.kubernetes, Peers: h.peers, AllowDowngrade: f.allowDowngrade})
-	if err != nil {
-		return nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
-	}
-	if cs != nil {
-		matrix, where, err := cat.ReadMatrix(ctx, cs)
-		if err != nil {
-			return nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
-		}
-		if err := matrix.CheckPath(h.from, path, h.peers); matrix != nil && err != nil {
-			return nil, fmt.Errorf("catalog %s: %s: %w", cat.Where, where, err)
-		}
-	}
-	h.path = path
-	return h, nil
-}
-
-// peerProblems lists the peers whose versions could not be read: each
-// blocks, as skew cannot be checked against a peer nobody can see.
-func peerProblems(where string, problems []catalog.PeerProblem) error {
-	lines := make([]string, len(problems))
-	for i, p := range problems {
-		lines[i] = p.Error()
-	}
-	them := "it"
-	if len(problems) > 1 {
-		them = "them"
-	}
-	return fmt.Errorf("catalog %s: cannot read the version of %d %s, so the upgrade cannot be checked against %s; nothing was changed:\n  %s\nfix the peer's kubeconfig Secret or its access, or remove the Secret of a peer that is gone",
-		where, len(problems), plural(len(problems), "peer"), them, strings.Join(lines, "\n  "))
-}
-
-// detect reads the catalog's version sources and the one version they
-// agree on.
-func detect(ctx context.Context, cat *catalog.Catalog, cs *clients.Set) ([]catalog.Finding, *semver.Version, error) {
-	findings := catalog.Detect(ctx, cs, cat.Spec.Detect)
-	v, err := catalog.Agree(findings)
-	if err != nil {
-		return findings, nil, fmt.Errorf("catalog %s: %w", cat.Where, err)
-	}
-	return findings, v, nil
-}
-
-// hopFrom is the version hop i starts from; nil for an install.
-func (h *hops) hopFrom(i int) *semver.Version {
-	if i == 0 {
-		return h.from
-	}
-	return h.path[i-1].Version
-}
-
-// hopName names hop i in messages: "1.0.0 → 1.1.0", "install 1.0.0".
-func (h *hops) hopName(i int) string {
-	if from := h.hopFrom(i); from != nil {
-		return fmt.Sprintf("%s → %s", from, h.path[i].Version)
-	}
-	return "install " + h.path[i].Version.String()
-}
-
-// versionOrEmpty is v as text, "" for none (an install's start).
-func versionOrEmpty(v *semver.Version) string {
-	if v == nil {
-		return ""
-	}
-	return v.String()
-}
-
-// plan is hop i's plan, validated.
-func (h *hops) plan(ctx context.Context, i int) (*plan.Loaded, error) {
-	return h.cat.PlanFor(ctx, h.path[i].Version, h.hopFrom(i))
-}
-
-// describe is the path in a line and what the solver read, for people.
-func (h *hops) describe() []string {
-	stops := make([]string, len(h.path))
-	for i, r := range h.path {
-		stops[i] = r.Version.String()
-	}
-	if h.from == nil {
-		return []string{fmt.Sprintf("catalog %s: install %s (nothing installed)", h.cat.Where, h.to)}
-	}
-	lines := []string{fmt.Sprintf("catalog %s: from %s to %s in %d %s: %s", h.cat.Where, h.from, h.to, len(h.path), plural(len(h.path), "hop"), strings.Join(stops, " → "))}
-	if h.findings != nil {
-		lines = append(lines, "  the cluster runs "+h.from.String()+" ("+describeFindings(h.findings)+")")
-	} else {
-		lines = append(lines, "  the cluster runs "+h.from.String()+" (--from)")
-	}
-	if h.kubernetes != nil {
-		lines = append(lines, "  Kubernetes "+h.kubernetes.String())
-	}
-	if len(h.peers) > 0 {
-		ps := make([]string, len(h.peers))
-		for i, p := range h.peers {
-			ps[i] = p.Name + " " + p.Version.String()
-		}
-		lines = append(lines, "  peers: "+strings.Join(ps, ", "))
-	}
-	if h.unchecked != "" {
-		lines = append(lines, "  "+h.unchecked)
-	}
-	if passed := h.cat.Passed(h.from, h.path); len(passed) > 0 {
-		vs := make([]string, len(passed))
-		for i, v := range passed {
-			vs[i] = v.String()
-		}
-		lines = append(lines, "  not stopped at: "+strings.Join(vs, ", ")+" (the path takes the fewest hops, each at its minor's latest patch)")
-	}
-	return lines
-}
-
-func describeFindings(fs []catalog.Finding) string {
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = f.String()
-	}
-	return strings.Join(parts, "; ")
+	return fmt.Errorf("catalog %s: %w", cat.Where, err)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/upshift-dev/upshift/internal/upgrade"
+
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/internal/clients"
@@ -51,18 +53,18 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 			return err
 		}
 	}
-	hops := make([]hopPreview, len(h.path))
-	for i := range h.path {
-		l, err := h.plan(ctx, i)
+	hops := make([]hopPreview, len(h.Path))
+	for i := range h.Path {
+		l, err := h.Plan(ctx, i)
 		if err != nil {
 			return err
 		}
-		name := fmt.Sprintf("release %s's plan %s", h.path[i].Version, l.Plan.Name)
+		name := fmt.Sprintf("release %s's plan %s", h.Path[i].Version, l.Plan.Name)
 		p, err := resolveLoaded(cmd, name, l, kf)
 		if err != nil {
 			return err
 		}
-		hp := hopPreview{From: versionOrEmpty(h.hopFrom(i)), To: h.path[i].Version.String(), Plan: l.Plan.Name}
+		hp := hopPreview{From: upgrade.VersionString(h.HopFrom(i)), To: h.Path[i].Version.String(), Plan: l.Plan.Name}
 		switch {
 		case sess == nil:
 			hp.Note = "no cluster configured (--kubeconfig or KUBECONFIG): checked the files only"
@@ -79,11 +81,11 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 		}
 		if output == "" {
 			if i == 0 {
-				for _, line := range h.describe() {
+				for _, line := range h.Describe() {
 					fmt.Fprintln(out, redact.Text(line))
 				}
 			}
-			fmt.Fprintf(out, "\nhop %d/%d: %s\n", i+1, len(h.path), h.hopName(i))
+			fmt.Fprintf(out, "\nhop %d/%d: %s\n", i+1, len(h.Path), h.HopName(i))
 			printPlan(out, p.Plan, hp.Preview)
 			if hp.Note != "" {
 				fmt.Fprintln(out, redact.Text(hp.Note))
@@ -97,10 +99,10 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 			From    string       `json:"from,omitempty"`
 			To      string       `json:"to"`
 			Hops    []hopPreview `json:"hops"`
-		}{redact.Text(cat.Where), versionOrEmpty(h.from), h.to.String(), hops}, output)
+		}{redact.Text(cat.Where), upgrade.VersionString(h.From), h.To.String(), hops}, output)
 	}
-	if len(h.path) == 0 {
-		fmt.Fprintf(out, "the cluster runs %s already: nothing to do\n", h.from)
+	if len(h.Path) == 0 {
+		fmt.Fprintf(out, "the cluster runs %s already: nothing to do\n", h.From)
 		return nil
 	}
 	fmt.Fprintln(out, "nothing was changed")

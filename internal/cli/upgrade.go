@@ -7,21 +7,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/upshift-dev/upshift/internal/report"
-
-	"github.com/Masterminds/semver/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/catalog"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/report"
 	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/upgrade"
 )
 
 func newUpgradeCommand(kf *kubeFlags) *cobra.Command {
@@ -35,13 +33,14 @@ func newUpgradeCommand(kf *kubeFlags) *cobra.Command {
 		Long: `Take the platform to a version of its release catalog: detect the version
 the cluster runs (the catalog's spec.detect, or --from), find the path
 (never skipping a minor unless a release allows it, each minor's latest
-patch, required stops kept, the cluster's Kubernetes version within every
-release's range), and run each hop's plan as its own run: backed up, gated,
-rolled back on failure, resumable. A failed hop rolls back that hop only
-and stops; the hops before it stay done. After each hop the version sources
-must say the hop's version. Run the same command again to go on after an
-approval, a Ctrl-C or a crash: an unfinished hop is resumed first, from the
-plan saved with its run. ` + "`upshift plan --to`" + ` previews the hops.
+patch, required stops kept, the cluster's Kubernetes version and its peers'
+versions within every release's ranges, the compatibility matrix), and run
+each hop's plan as its own run: backed up, gated, rolled back on failure,
+resumable. A failed hop rolls back that hop only and stops; the hops
+before it stay done. After each hop the version sources must say the hop's
+version. Run the same command again to go on after an approval, a Ctrl-C or
+a crash: an unfinished hop is resumed first, from the plan saved with its
+run. ` + "`upshift plan --to`" + ` previews the hops. See docs/catalog.md.
 
 Exit codes as apply's, for the hop that stopped: 0 the target reached;
 1 invalid input or refused, nothing changed; 2 a hop failed and was rolled
@@ -73,8 +72,26 @@ aborted; run it again to go on).`,
 				return err
 			}
 			defer view.stop()
-			u := &upgrader{cmd: cmd, kf: kf, cf: &cf, rf: &rf, sess: sess, view: view, cs: cs, cat: cat, retry: retry, reportFile: reportFile}
-			return u.run(cmd.Context())
+			hops := &upgrade.Hops{
+				Session: sess, Clients: cs, Catalog: cat, Request: cf.request(), Retry: retry,
+				Resolve: func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+					return resolveLoaded(cmd, name, l, kf)
+				},
+				Notice: func(msg string) { view.notice(redact.Text(msg)) },
+				Solved: func(s *upgrade.Solution) {
+					for _, l := range s.Describe() {
+						view.notice(redact.Text(l))
+					}
+				},
+			}
+			res, err := hops.Run(cmd.Context())
+			view.stop()
+			out := &upgradeOutput{cmd: cmd, output: rf.output, reportFile: reportFile, target: cf.to}
+			if err != nil {
+				_ = out.report(res.Hops, nil)
+				return cf.explain(cat, err)
+			}
+			return out.finish(res, cf.againCommand())
 		},
 	}
 	cf.add(cmd)
@@ -84,216 +101,85 @@ aborted; run it again to go on).`,
 	return cmd
 }
 
-// upgrader runs an upgrade's hops one after the other.
-type upgrader struct {
-	cmd   *cobra.Command
-	kf    *kubeFlags
-	cf    *catalogFlags
-	rf    *runFlags
-	sess  *runner.Session
-	view  *progress
-	cs    *clients.Set
-	cat   *catalog.Catalog
-	retry bool
-	// reportFile receives the hops' report, when set.
+// upgradeOutput prints where `upgrade` left the hops it drove.
+type upgradeOutput struct {
+	cmd        *cobra.Command
+	output     string
 	reportFile string
-	// done are the hops run by this command, in order.
-	done []hopResult
+	target     string
 }
 
-// hopResult is a hop this command drove, and where it left it.
-type hopResult struct {
-	From string `json:"from,omitempty"`
-	To   string `json:"to"`
-	// Resumed: an earlier command started it (its start is not known
-	// here).
-	Resumed bool                 `json:"resumed,omitempty"`
-	Run     *v1alpha1.UpgradeRun `json:"run"`
-}
-
-func (u *upgrader) run(ctx context.Context) error {
-	if out, stop, err := u.resumeUnfinished(ctx); stop || err != nil {
-		if err != nil {
-			return err
+// finish reports the hops and returns the error carrying the exit code
+// of the hop that stopped, with its run's hint.
+func (o *upgradeOutput) finish(res *upgrade.Result, again string) error {
+	last := res.Stopped
+	if last != nil {
+		switch last.Decision.Verdict {
+		case engine.AlreadyDone, engine.ReportFailed:
+			fmt.Fprintln(o.cmd.ErrOrStderr(), redact.Text(last.Decision.Reason+decisionHint(last.Decision)))
 		}
-		return u.stopped(out)
 	}
-	h, err := u.cf.solve(ctx, u.cat, u.cs)
-	if err != nil {
+	if err := o.report(res.Hops, last); err != nil {
 		return err
 	}
-	for _, l := range h.describe() {
-		u.view.notice(redact.Text(l))
-	}
-	for i := range h.path {
-		to := h.path[i].Version
-		u.view.notice(fmt.Sprintf("hop %d/%d: %s", i+1, len(h.path), h.hopName(i)))
-		out, err := u.hop(ctx, h, i)
-		if err != nil {
-			return err
+	if last == nil {
+		if res.Solution != nil && len(res.Solution.Path) == 0 && len(res.Hops) == 0 {
+			fmt.Fprintf(o.cmd.OutOrStdout(), "the cluster runs %s already: nothing to do\n", res.Solution.From)
 		}
-		if out.Run == nil || out.Run.Status.Phase != v1alpha1.RunSucceeded || out.Stopped != nil {
-			return u.stopped(out)
-		}
-		if err := u.verify(ctx, to, out.Run.Name); err != nil {
-			return err
-		}
-	}
-	u.view.stop()
-	if len(h.path) == 0 && len(u.done) == 0 {
-		fmt.Fprintf(u.cmd.OutOrStdout(), "the cluster runs %s already: nothing to do\n", h.from)
-	}
-	return u.report(nil)
-}
-
-// resumeUnfinished drives on a hop left unfinished by an earlier upgrade
-// (or apply) of one of the catalog's releases, from the plan saved with
-// its run: the catalog may render it differently now, and its version
-// sources may be half-way. stop says the upgrade cannot go on past it.
-func (u *upgrader) resumeUnfinished(ctx context.Context) (*runner.Outcome, bool, error) {
-	runs, err := u.sess.Store().List(ctx)
-	if err != nil {
-		return nil, false, err
-	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].CreationTimestamp.Before(&runs[j].CreationTimestamp) })
-	for _, r := range runs {
-		v, err := semver.NewVersion(r.Spec.Plan.Version)
-		if err != nil || r.Status.Phase.Finished() {
-			continue
-		}
-		if _, ok := u.cat.Release(v); !ok {
-			continue // not this platform's: the next hop's apply refuses, naming it
-		}
-		u.view.notice(fmt.Sprintf("run %s to %s is unfinished (%s): resuming it first", r.Name, v, r.Status.Phase))
-		out, err := u.sess.Resume(ctx, r.Name)
-		if err != nil {
-			return nil, false, u.refused(out, err, r.Name)
-		}
-		u.done = append(u.done, hopResult{To: v.String(), Resumed: true, Run: out.Run})
-		stop := out.Run == nil || out.Run.Status.Phase != v1alpha1.RunSucceeded || out.Stopped != nil
-		if !stop && u.cf.from == "" {
-			return out, false, u.verify(ctx, v, r.Name)
-		}
-		return out, stop, nil
-	}
-	return nil, false, nil
-}
-
-// hop runs hop i: its plan from the catalog, checked against the cluster
-// as the hops before it left it.
-func (u *upgrader) hop(ctx context.Context, h *hops, i int) (*runner.Outcome, error) {
-	l, err := h.plan(ctx, i)
-	if err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("release %s's plan %s", h.path[i].Version, l.Plan.Name)
-	p, err := resolveLoaded(u.cmd, name, l, u.kf)
-	if err != nil {
-		return nil, err
-	}
-	if errs := u.sess.Preflight(ctx, p); len(errs) > 0 {
-		u.view.stop()
-		return nil, preflightProblems(name, errs)
-	}
-	out, err := u.sess.Apply(ctx, p, u.retry && i == 0)
-	if err != nil {
-		return nil, u.refused(out, err, p.Plan.Name)
-	}
-	if out.Decision.Verdict == engine.AlreadyDone {
-		u.view.notice(redact.Text(out.Decision.Reason))
-	}
-	u.done = append(u.done, hopResult{From: versionOrEmpty(h.hopFrom(i)), To: h.path[i].Version.String(), Run: out.Run})
-	return out, nil
-}
-
-func (u *upgrader) refused(out *runner.Outcome, err error, run string) error {
-	u.view.stop()
-	if refusal(err) {
-		if out != nil {
-			return withDecisionHint(err, out.Decision)
-		}
-		return err
-	}
-	return fmt.Errorf("upgrade: run %s: %w", run, err)
-}
-
-// verify checks that the catalog's version sources say the version a hop
-// just reached: a plan that succeeds without moving them would make the
-// next hop start from the wrong version.
-func (u *upgrader) verify(ctx context.Context, v *semver.Version, run string) error {
-	if u.cf.from != "" || len(u.cat.Spec.Detect) == 0 {
 		return nil
 	}
-	findings, got, err := detect(ctx, u.cat, u.cs)
-	if err == nil && got.Equal(v) {
-		return nil
-	}
-	u.view.stop()
-	u.report(nil)
-	why := fmt.Sprintf("run %s reached %s, but the catalog's version sources do not say so (%s): check the release's plan and the catalog's spec.detect; the upgrade stops here", run, v, describeFindings(findings))
-	return &exitError{code: ExitOperator, err: errors.New(redact.Text(why))}
-}
-
-// stopped reports a hop that did not succeed, with the exit code and the
-// hint of its run; the hops before it stay done.
-func (u *upgrader) stopped(out *runner.Outcome) error {
-	u.view.stop()
-	switch out.Decision.Verdict {
-	case engine.AlreadyDone, engine.ReportFailed:
-		fmt.Fprintln(u.cmd.ErrOrStderr(), redact.Text(out.Decision.Reason+decisionHint(out.Decision)))
-	}
-	code := runExitCode(out, false)
-	if err := u.report(out); err != nil {
-		return err
-	}
+	code := runExitCode(last, false)
 	if code == ExitOK {
 		return nil
 	}
-	return &exitError{code: code, err: errors.New(whatNext(out, code, u.cf.againCommand()))}
+	return &exitError{code: code, err: errors.New(whatNext(last, code, again))}
 }
 
-// report prints the hops this command drove: a table, with the last
-// run's detail when it stopped; with -o, the hops as data.
-func (u *upgrader) report(last *runner.Outcome) error {
-	w := u.cmd.OutOrStdout()
-	if u.rf.output != "" {
-		hops := make([]hopResult, len(u.done))
-		for i, h := range u.done {
-			hops[i] = h
-			hops[i].Run = redact.Run(h.Run)
+// report prints the hops driven: a table, with the last run's detail when
+// it stopped; with -o, the hops as data. --report gets the report.
+func (o *upgradeOutput) report(hops []upgrade.Hop, last *runner.Outcome) error {
+	w := o.cmd.OutOrStdout()
+	if o.output != "" {
+		shown := make([]upgrade.Hop, len(hops))
+		for i, h := range hops {
+			shown[i] = h
+			shown[i].Run = redact.Run(h.Run)
 		}
-		return printObject(w, struct {
-			Target string      `json:"target"`
-			Hops   []hopResult `json:"hops"`
-		}{u.cf.to, hops}, u.rf.output)
-	}
-	if last != nil && last.Run != nil {
-		printRunSummary(w, last.Run)
-	}
-	printHops(w, u.done)
-	if len(u.done) > 0 {
-		names := make([]string, len(u.done))
-		for i, h := range u.done {
-			names[i] = h.Run.Name
+		if err := printObject(w, struct {
+			Target string        `json:"target"`
+			Hops   []upgrade.Hop `json:"hops"`
+		}{o.target, shown}, o.output); err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "report: upshift report %s\n", strings.Join(names, " "))
+	} else {
+		if last != nil && last.Run != nil {
+			printRunSummary(w, last.Run)
+		}
+		printHops(w, hops)
+		if len(hops) > 0 {
+			names := make([]string, len(hops))
+			for i, h := range hops {
+				names[i] = h.Run.Name
+			}
+			fmt.Fprintf(w, "report: upshift report %s\n", strings.Join(names, " "))
+		}
 	}
-	return u.writeReport()
+	return o.writeReport(hops)
 }
 
 // writeReport writes the hops' report to --report: Markdown, or JSON for
 // a .json file.
-func (u *upgrader) writeReport() error {
-	if u.reportFile == "" || len(u.done) == 0 {
+func (o *upgradeOutput) writeReport(hops []upgrade.Hop) error {
+	if o.reportFile == "" || len(hops) == 0 {
 		return nil
 	}
-	runs := make([]*v1alpha1.UpgradeRun, len(u.done))
-	for i, h := range u.done {
+	runs := make([]*v1alpha1.UpgradeRun, len(hops))
+	for i, h := range hops {
 		runs[i] = h.Run
 	}
 	up := report.BuildUpgrade(runs...)
 	var b []byte
-	if strings.HasSuffix(u.reportFile, ".json") {
+	if strings.HasSuffix(o.reportFile, ".json") {
 		var buf bytes.Buffer
 		if err := printObject(&buf, up, "json"); err != nil {
 			return err
@@ -302,13 +188,13 @@ func (u *upgrader) writeReport() error {
 	} else {
 		b = []byte(redact.Text(report.UpgradeMarkdown(up, reportCommand)))
 	}
-	if err := os.WriteFile(u.reportFile, b, 0o644); err != nil {
+	if err := os.WriteFile(o.reportFile, b, 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
 	return nil
 }
 
-func printHops(w io.Writer, done []hopResult) {
+func printHops(w io.Writer, done []upgrade.Hop) {
 	if len(done) == 0 {
 		return
 	}

@@ -1,0 +1,222 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/Masterminds/semver/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/catalog"
+	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// Hops runs an upgrade's hops one after the other.
+type Hops struct {
+	Session *runner.Session
+	// Clients read the version sources, peers and matrix.
+	Clients *clients.Set
+	Catalog *catalog.Catalog
+	Request Request
+	// Retry starts a rolled-back first hop again (apply --retry).
+	Retry bool
+	// Resolve reads a hop plan's sources: the CLI with the kubeconfig's
+	// credentials, the controller with the plan's ServiceAccount's.
+	Resolve func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error)
+	// Notice tells what happens between runs (the runs' transitions go
+	// to the session's Observe); nil: nothing.
+	Notice func(string)
+	// Solved is called with the solution before the first hop runs.
+	Solved func(*Solution)
+	// HopDone is called after each hop this Run drove, whatever its end.
+	HopDone func(Hop)
+}
+
+// Hop is a hop Run drove, and where it left it.
+type Hop struct {
+	From string `json:"from,omitempty"`
+	To   string `json:"to"`
+	// Resumed: an earlier run of the upgrade started it.
+	Resumed bool                 `json:"resumed,omitempty"`
+	Run     *v1alpha1.UpgradeRun `json:"run"`
+}
+
+// Result is where Run left the upgrade.
+type Result struct {
+	// Hops are the hops driven, in order.
+	Hops []Hop
+	// Solution is nil when Run stopped before solving (at a resumed hop).
+	Solution *Solution
+	// Stopped is the outcome of the hop that did not succeed; nil when
+	// the target was reached.
+	Stopped *runner.Outcome
+}
+
+// PreflightError: a hop's plan does not fit the cluster as the hops
+// before it left it; nothing of that hop was written.
+type PreflightError struct {
+	Name string
+	Errs field.ErrorList
+}
+
+func (e *PreflightError) Error() string {
+	return fmt.Sprintf("%s: preflight found %d problem(s)", e.Name, len(e.Errs))
+}
+
+// RefusedError: the runner refused a hop (another run unfinished, a
+// changed plan); Outcome carries its decision.
+type RefusedError struct {
+	Run     string
+	Outcome *runner.Outcome
+	Err     error
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// VerifyError: a hop's run succeeded but the version sources do not say
+// its version; the next hop would start from a wrong one.
+type VerifyError struct {
+	Run      string
+	Version  *semver.Version
+	Findings []catalog.Finding
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("run %s reached %s, but the catalog's version sources do not say so (%s): check the release's plan and the catalog's spec.detect; the upgrade stops here",
+		e.Run, e.Version, DescribeFindings(e.Findings))
+}
+
+func (h *Hops) notice(msg string) {
+	if h.Notice != nil {
+		h.Notice(msg)
+	}
+}
+
+// Run drives the upgrade on until the target is reached or a hop stops.
+// An error is a refusal, a preflight problem, a verification failure or
+// one of Solve's; the hops driven before it are in the result.
+func (h *Hops) Run(ctx context.Context) (*Result, error) {
+	res := &Result{}
+	if stop, err := h.resumeUnfinished(ctx, res); stop || err != nil {
+		return res, err
+	}
+	s, err := Solve(ctx, h.Catalog, h.Clients, h.Request)
+	if err != nil {
+		return res, err
+	}
+	res.Solution = s
+	if h.Solved != nil {
+		h.Solved(s)
+	}
+	for i := range s.Path {
+		h.notice(fmt.Sprintf("hop %d/%d: %s", i+1, len(s.Path), s.HopName(i)))
+		out, err := h.hop(ctx, s, i, res)
+		if err != nil {
+			return res, err
+		}
+		if !succeeded(out) {
+			res.Stopped = out
+			return res, nil
+		}
+		if err := h.verify(ctx, s.Path[i].Version, out.Run.Name); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func succeeded(out *runner.Outcome) bool {
+	return out.Run != nil && out.Run.Status.Phase == v1alpha1.RunSucceeded && out.Stopped == nil
+}
+
+// resumeUnfinished drives on a hop left unfinished by an earlier upgrade
+// (or apply) of one of the catalog's releases, from the plan saved with
+// its run: the catalog may render it differently now, and its version
+// sources may be half-way. stop says the upgrade cannot go on past it.
+func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (bool, error) {
+	runs, err := h.Session.Store().List(ctx)
+	if err != nil {
+		return false, err
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].CreationTimestamp.Before(&runs[j].CreationTimestamp) })
+	for _, r := range runs {
+		v, err := semver.NewVersion(r.Spec.Plan.Version)
+		if err != nil || r.Status.Phase.Finished() {
+			continue
+		}
+		if _, ok := h.Catalog.Release(v); !ok {
+			continue // not this platform's: the next hop's apply refuses, naming it
+		}
+		h.notice(fmt.Sprintf("run %s to %s is unfinished (%s): resuming it first", r.Name, v, r.Status.Phase))
+		out, err := h.Session.Resume(ctx, r.Name)
+		if err != nil {
+			return true, h.refused(out, err, r.Name)
+		}
+		hop := Hop{To: v.String(), Resumed: true, Run: out.Run}
+		res.Hops = append(res.Hops, hop)
+		if h.HopDone != nil {
+			h.HopDone(hop)
+		}
+		if !succeeded(out) {
+			res.Stopped = out
+			return true, nil
+		}
+		return false, h.verify(ctx, v, r.Name)
+	}
+	return false, nil
+}
+
+// hop runs hop i: its plan from the catalog, checked against the cluster
+// as the hops before it left it.
+func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result) (*runner.Outcome, error) {
+	l, err := s.Plan(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("release %s's plan %s", s.Path[i].Version, l.Plan.Name)
+	p, err := h.Resolve(ctx, name, l)
+	if err != nil {
+		return nil, err
+	}
+	if errs := h.Session.Preflight(ctx, p); len(errs) > 0 {
+		return nil, &PreflightError{Name: name, Errs: errs}
+	}
+	out, err := h.Session.Apply(ctx, p, h.Retry && i == 0)
+	if err != nil {
+		return nil, h.refused(out, err, p.Plan.Name)
+	}
+	if out.Decision.Verdict == engine.AlreadyDone {
+		h.notice(out.Decision.Reason)
+	}
+	hop := Hop{From: VersionString(s.HopFrom(i)), To: s.Path[i].Version.String(), Run: out.Run}
+	res.Hops = append(res.Hops, hop)
+	if h.HopDone != nil {
+		h.HopDone(hop)
+	}
+	return out, nil
+}
+
+func (h *Hops) refused(out *runner.Outcome, err error, run string) error {
+	return &RefusedError{Run: run, Outcome: out, Err: err}
+}
+
+// verify checks that the catalog's version sources say the version a hop
+// just reached: a plan that succeeds without moving them would make the
+// next hop start from the wrong version. Not when the request gave the
+// version (the sources cannot see it) or the catalog names no source.
+func (h *Hops) verify(ctx context.Context, v *semver.Version, run string) error {
+	if h.Request.From != nil || len(h.Catalog.Spec.Detect) == 0 {
+		return nil
+	}
+	findings, got, err := Detect(ctx, h.Catalog, h.Clients)
+	if err == nil && got.Equal(v) {
+		return nil
+	}
+	return &VerifyError{Run: run, Version: v, Findings: findings}
+}
