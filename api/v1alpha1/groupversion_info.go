@@ -15,7 +15,8 @@ var (
 	// the API does not depend on controller-runtime.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
-	// AddToScheme adds UpgradePlan, UpgradeRun and their lists to a scheme.
+	// AddToScheme adds UpgradePlan, UpgradeRun, PlatformUpgrade and their
+	// lists to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -23,6 +24,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&UpgradePlan{}, &UpgradePlanList{},
 		&UpgradeRun{}, &UpgradeRunList{},
+		&PlatformUpgrade{}, &PlatformUpgradeList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

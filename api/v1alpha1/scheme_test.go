@@ -17,10 +17,12 @@ func TestAddToSchemeRegistersKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for kind, obj := range map[string]runtime.Object{
-		"UpgradePlan":     &v1alpha1.UpgradePlan{},
-		"UpgradePlanList": &v1alpha1.UpgradePlanList{},
-		"UpgradeRun":      &v1alpha1.UpgradeRun{},
-		"UpgradeRunList":  &v1alpha1.UpgradeRunList{},
+		"UpgradePlan":         &v1alpha1.UpgradePlan{},
+		"UpgradePlanList":     &v1alpha1.UpgradePlanList{},
+		"UpgradeRun":          &v1alpha1.UpgradeRun{},
+		"UpgradeRunList":      &v1alpha1.UpgradeRunList{},
+		"PlatformUpgrade":     &v1alpha1.PlatformUpgrade{},
+		"PlatformUpgradeList": &v1alpha1.PlatformUpgradeList{},
 	} {
 		gvks, _, err := s.ObjectKinds(obj)
 		if err != nil || len(gvks) != 1 || gvks[0] != v1alpha1.GroupVersion.WithKind(kind) {

@@ -27,8 +27,9 @@ const AnnotationDigest = "upshift.dev/crd-digest"
 
 // Names of the embedded CRDs.
 const (
-	UpgradePlans = "upgradeplans.upshift.dev"
-	UpgradeRuns  = "upgraderuns.upshift.dev"
+	UpgradePlans     = "upgradeplans.upshift.dev"
+	UpgradeRuns      = "upgraderuns.upshift.dev"
+	PlatformUpgrades = "platformupgrades.upshift.dev"
 )
 
 //go:embed bases/*.yaml

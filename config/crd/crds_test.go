@@ -94,7 +94,7 @@ func TestEmbeddedCRDs(t *testing.T) {
 		}
 		printed = append(printed, c.Name)
 	}
-	if got := strings.Join(printed, " "); got != UpgradePlans+" "+UpgradeRuns {
-		t.Errorf("printed %s, want both CRDs", got)
+	if got := strings.Join(printed, " "); got != PlatformUpgrades+" "+UpgradePlans+" "+UpgradeRuns {
+		t.Errorf("printed %s, want the three CRDs", got)
 	}
 }

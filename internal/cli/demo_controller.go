@@ -269,7 +269,7 @@ func demoInstallCRDs(ctx context.Context, cfg *rest.Config, out io.Writer) error
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{crd.UpgradePlans, crd.UpgradeRuns} {
+	for _, name := range []string{crd.UpgradePlans, crd.UpgradeRuns, crd.PlatformUpgrades} {
 		o, err := crds.Ensure(ctx, c, name)
 		if err != nil {
 			return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/discovery"
+
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -151,6 +153,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err != nil {
 		return fmt.Errorf("set up the UpgradePlan controller: %w", err)
 	}
+	if err := addPlatformController(mgr, cfg, o, log); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
@@ -177,4 +182,41 @@ func planChanges() predicate.Predicate {
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		},
 	)
+}
+
+// addPlatformController reconciles PlatformUpgrades, when their CRD is
+// installed: a cluster that installed an earlier Upshift's CRDs keeps its
+// UpgradePlans reconciled, and the log says what to install.
+func addPlatformController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Logger) error {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	served := false
+	if list, err := dc.ServerResourcesForGroupVersion(v1alpha1.APIVersion); err == nil {
+		for _, r := range list.APIResources {
+			served = served || r.Name == "platformupgrades"
+		}
+	}
+	if !served {
+		log.Info("the PlatformUpgrade CRD is not installed: PlatformUpgrades are not reconciled (upshift crds | kubectl apply -f -)")
+		return nil
+	}
+	r, err := NewPlatformReconciler(mgr.GetClient(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("platform"), o.Runner)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(r); err != nil {
+		return err
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("platformupgrade").
+		For(&v1alpha1.PlatformUpgrade{}, builder.WithPredicates(planChanges())).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up the PlatformUpgrade controller: %w", err)
+	}
+	return nil
 }

@@ -16,6 +16,11 @@ type AuditEvent struct {
 	User struct {
 		Username string `json:"username"`
 	} `json:"user"`
+	// ImpersonatedUser is whom the user acted as (a controller acting as
+	// a plan's ServiceAccount); nil when nobody was impersonated.
+	ImpersonatedUser *struct {
+		Username string `json:"username"`
+	} `json:"impersonatedUser,omitempty"`
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
@@ -98,11 +103,12 @@ func ReadAuditFile(path string) ([]AuditEvent, error) {
 	return out, nil
 }
 
-// ByUser keeps the events of one user.
+// ByUser keeps the events of one user: made by it, or made by another
+// acting as it (impersonation).
 func ByUser(events []AuditEvent, user string) []AuditEvent {
 	var out []AuditEvent
 	for _, e := range events {
-		if e.User.Username == user {
+		if e.User.Username == user || e.ImpersonatedUser != nil && e.ImpersonatedUser.Username == user {
 			out = append(out, e)
 		}
 	}

@@ -218,11 +218,15 @@ func (e *env) events(name string) []string {
 }
 
 // kubectl runs the cluster's kubectl as the test's admin.
-func (e *env) kubectl(args ...string) (string, error) {
+func (e *env) kubectl(args ...string) (string, error) { return e.kubectlStdin("", args...) }
+
+// kubectlStdin runs kubectl with stdin.
+func (e *env) kubectlStdin(stdin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.c.Binaries().Path("kubectl"), append([]string{"--kubeconfig", e.c.KubeconfigPath()}, args...)...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG=")
+	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -1,0 +1,253 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/catalog"
+	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/metrics"
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/upgrade"
+	"github.com/upshift-dev/upshift/internal/versions"
+)
+
+// Event reasons of a PlatformUpgrade.
+const (
+	ReasonHopStarted    = "HopStarted"
+	ReasonHopSucceeded  = "HopSucceeded"
+	ReasonHopStopped    = "HopStopped"
+	ReasonUpgradeDone   = "UpgradeSucceeded"
+	ReasonUpgradeFailed = "UpgradeFailed"
+)
+
+// startDrive drives the upgrade's hops in a goroutine of its own.
+func (r *PlatformReconciler) startDrive(pu *v1alpha1.PlatformUpgrade) {
+	key := client.ObjectKeyFromObject(pu)
+	ctx, cancel := context.WithCancel(r.base)
+	d := &platformDrive{cancel: cancel, done: make(chan struct{}),
+		progress: PlatformProgress{Generation: pu.Generation, Phase: v1alpha1.PlatformRunning, Message: "finding where the cluster is"}}
+	if !r.drives.start(key, d) {
+		cancel()
+		return
+	}
+	pu = pu.DeepCopy()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(d.done)
+		r.drive(ctx, d, pu)
+		d.mu.Lock()
+		d.ended = true
+		d.mu.Unlock()
+		cancel()
+		r.wakeUp(pu, true)
+	}()
+}
+
+// platformConfig impersonates the upgrade's ServiceAccount, as a plan's.
+func platformConfig(base *rest.Config, pu *v1alpha1.PlatformUpgrade) *rest.Config {
+	return planConfig(base, &v1alpha1.UpgradePlan{ObjectMeta: pu.ObjectMeta, Spec: v1alpha1.UpgradePlanSpec{ServiceAccountName: pu.Spec.ServiceAccountName}})
+}
+
+// drive runs the hops to the target, or to where one stops, and records
+// how it ended (or why it could not start, to be tried again).
+func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1alpha1.PlatformUpgrade) {
+	key := client.ObjectKeyFromObject(pu)
+	log := r.log.WithValues("platformupgrade", key.String())
+	who := userOf(&v1alpha1.UpgradePlan{ObjectMeta: pu.ObjectMeta, Spec: v1alpha1.UpgradePlanSpec{ServiceAccountName: pu.Spec.ServiceAccountName}})
+	end := func(phase v1alpha1.PlatformPhase, reason, msg string) {
+		msg = redact.Text(msg)
+		d.update(func(p *PlatformProgress) { p.Phase, p.Message = phase, msg })
+		typ := corev1.EventTypeNormal
+		if phase != v1alpha1.PlatformSucceeded {
+			typ = corev1.EventTypeWarning
+		}
+		r.recorder.Event(pu, typ, reason, clip(msg))
+	}
+	block := func(reason, msg string) {
+		msg = redact.Text(msg)
+		log.Info("upgrade blocked", "reason", reason, "message", msg)
+		d.update(func(p *PlatformProgress) { p.Phase, p.Message = v1alpha1.PlatformBlocked, msg })
+		if r.drives.blocked.block(key, Blocked{Generation: pu.Generation, At: time.Now(), Reason: reason, Message: msg}) {
+			r.recorder.Event(pu, corev1.EventTypeWarning, reason, clip(msg))
+		}
+	}
+	target, err := semver.NewVersion(pu.Spec.TargetVersion)
+	if err != nil {
+		block(v1alpha1.ReasonInvalid, fmt.Sprintf("spec.targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", pu.Spec.TargetVersion))
+		return
+	}
+	cfg := platformConfig(r.config, pu)
+	cs, err := clients.New(cfg)
+	if err != nil {
+		block(v1alpha1.ReasonUnavailable, err.Error())
+		return
+	}
+	objs, err := runner.NewObjects(cfg)
+	if err != nil {
+		block(v1alpha1.ReasonUnavailable, err.Error())
+		return
+	}
+	ref := catalog.Ref{URL: pu.Spec.Catalog.URL}
+	if cm := pu.Spec.Catalog.ConfigMap; cm != nil {
+		ref = catalog.Ref{ConfigMap: cm.Name, Namespace: pu.Namespace}
+	}
+	cat, err := catalog.Open(ctx, ref, catalog.Options{Objects: objs})
+	if err != nil {
+		var invalid *catalog.InvalidError
+		var decode *plan.DecodeError
+		if errors.As(err, &invalid) || errors.As(err, &decode) {
+			block(v1alpha1.ReasonInvalid, "spec.catalog: "+err.Error())
+		} else {
+			// A ConfigMap or a RoleBinding may be added, a URL may answer
+			// later: tried again.
+			block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: spec.catalog: %v", who, err))
+		}
+		return
+	}
+	opts := r.runner
+	opts.PlanConfig = cfg
+	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
+	before := v1alpha1.RunPending
+	opts.Observe = func(e engine.Event) {
+		for _, n := range NotesFor(e, before) {
+			r.recorder.Event(pu, n.Type, n.Reason, n.Message)
+		}
+		before = phaseOf(e.Run)
+		metrics.Observe(e)
+		d.setHop(hopStatus(e.Run, ""))
+		r.wakeUp(pu, false)
+	}
+	sess, err := runner.Open(r.config, opts)
+	if err != nil {
+		block(v1alpha1.ReasonUnavailable, err.Error())
+		return
+	}
+	autoRollback := pu.Spec.AutoRollback
+	hops := &upgrade.Hops{
+		Session: sess, Clients: cs, Catalog: cat,
+		Request: upgrade.Request{Target: target, AllowDowngrade: pu.Spec.AllowDowngrade},
+		Resolve: func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+			if autoRollback != nil && !*autoRollback {
+				off := false
+				l.Plan.Spec.AutoRollback = &off
+			}
+			l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
+			return runner.Resolve(ctx, l, objs)
+		},
+		Notice: func(msg string) { log.Info(redact.Text(msg)) },
+		Solved: func(s *upgrade.Solution) {
+			path := make([]string, len(s.Path))
+			for i, rel := range s.Path {
+				path[i] = rel.Version.String()
+			}
+			d.mu.Lock()
+			d.solvedFrom = upgrade.VersionString(s.From)
+			d.mu.Unlock()
+			d.update(func(p *PlatformProgress) {
+				p.Path, p.Current, p.SolvedFrom = path, upgrade.VersionString(s.From), upgrade.VersionString(s.From)
+				if p.Previous == "" {
+					p.Previous = p.Current
+				}
+				p.Message = fmt.Sprintf("from %s to %s in %d hop(s)", upgrade.VersionString(s.From), s.To, len(s.Path))
+			})
+			r.wakeUp(pu, false)
+		},
+		HopDone: func(h upgrade.Hop) {
+			d.setHop(hopStatus(h.Run, h.From))
+			if h.Run != nil && h.Run.Status.Phase == v1alpha1.RunSucceeded {
+				d.update(func(p *PlatformProgress) { p.Current = h.To })
+				r.recorder.Event(pu, corev1.EventTypeNormal, ReasonHopSucceeded, clip(fmt.Sprintf("hop to %s succeeded (run %s)", h.To, h.Run.Name)))
+			}
+			r.wakeUp(pu, false)
+		},
+	}
+	res, err := hops.Run(ctx)
+	if ctx.Err() != nil {
+		return // suspended, deleted or stopping: the hop was saved as interrupted
+	}
+	if err != nil {
+		r.failed(err, who, block, end)
+		return
+	}
+	if out := res.Stopped; out != nil {
+		r.stopped(out, block, end)
+		return
+	}
+	r.drives.blocked.unblock(key)
+	end(v1alpha1.PlatformSucceeded, ReasonUpgradeDone, fmt.Sprintf("the platform runs %s", target))
+}
+
+// failed sorts an error of the hops: what may change by itself is tried
+// again; what a person must fix stops the upgrade.
+func (r *PlatformReconciler) failed(err error, who string, block func(string, string), end func(v1alpha1.PlatformPhase, string, string)) {
+	var refused *upgrade.RefusedError
+	var preflight *upgrade.PreflightError
+	var verify *upgrade.VerifyError
+	var noPath *versions.NoPathError
+	var invalid *catalog.InvalidError
+	switch {
+	case errors.Is(err, lease.ErrHeld):
+		block(v1alpha1.ReasonQueued, "another process drives a run on this cluster: "+err.Error())
+	case errors.As(err, &refused) && refused.Outcome != nil && refused.Outcome.Decision.Next == engine.FinishRun:
+		block(v1alpha1.ReasonQueued, refused.Outcome.Decision.Reason)
+	case errors.As(err, &refused) && errors.Is(err, runner.ErrRefused):
+		block(v1alpha1.ReasonRefused, err.Error())
+	case errors.As(err, &preflight):
+		block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %s: %s; nothing was changed", who, preflight.Name, problems(preflight.Errs.ToAggregate().Errors())))
+	case errors.As(err, &verify):
+		end(v1alpha1.PlatformFailed, ReasonUpgradeFailed, err.Error())
+	case errors.As(err, &invalid):
+		block(v1alpha1.ReasonInvalid, err.Error())
+	case errors.As(err, &noPath), errors.Is(err, upgrade.ErrNoDetect):
+		// Peers move, a cluster is upgraded: a path may open later.
+		block(v1alpha1.ReasonPreflightFailed, err.Error()+"; nothing was changed")
+	default:
+		// Detection, peers or the matrix could not be read, or the API
+		// server is away: tried again.
+		block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %v; nothing was changed", who, err))
+	}
+}
+
+// stopped records a hop that did not succeed.
+func (r *PlatformReconciler) stopped(out *runner.Outcome, block func(string, string), end func(v1alpha1.PlatformPhase, string, string)) {
+	run := out.Run
+	switch {
+	case out.Stopped != nil && !errors.Is(out.Stopped, runner.ErrAborted) && !errors.Is(out.Stopped, runner.ErrInterrupted):
+		// The API server went away or the lease was lost: the hop stays
+		// as saved and is resumed after a backoff.
+		block(v1alpha1.ReasonUnavailable, out.Stopped.Error())
+	case run != nil && run.Status.Phase == v1alpha1.RunRolledBack:
+		end(v1alpha1.PlatformRolledBack, ReasonHopStopped, fmt.Sprintf("hop to %s failed and was rolled back (run %s): %s; the hops before it stay done", run.Spec.Plan.Version, run.Name, run.Status.Failure))
+	case run != nil:
+		end(v1alpha1.PlatformFailed, ReasonHopStopped, fmt.Sprintf("hop to %s stopped %s (run %s): %s; an operator must act on the run (upshift status %s)", run.Spec.Plan.Version, run.Status.Phase, run.Name, run.Status.Message, run.Name))
+	default:
+		end(v1alpha1.PlatformFailed, ReasonHopStopped, "a hop stopped: "+out.Decision.Reason)
+	}
+}
+
+// hopStatus is a hop's entry in the status, from its run.
+func hopStatus(run *v1alpha1.UpgradeRun, from string) v1alpha1.HopStatus {
+	h := v1alpha1.HopStatus{From: from, To: run.Spec.Plan.Version, Run: run.Name, Phase: phaseOf(run)}
+	if t := run.Status.StartedAt; t != nil {
+		h.StartedAt = &metav1.Time{Time: t.Time}
+	}
+	if t := run.Status.FinishedAt; t != nil {
+		h.FinishedAt = &metav1.Time{Time: t.Time}
+	}
+	return h
+}

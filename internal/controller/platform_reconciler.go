@@ -1,0 +1,175 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// PlatformReconciler reconciles PlatformUpgrades: each one's hops are
+// driven in a goroutine through internal/upgrade, as `upshift upgrade
+// --to` drives them, with the rights of its ServiceAccount.
+type PlatformReconciler struct {
+	client   client.Client
+	config   *rest.Config
+	recorder record.EventRecorder
+	log      logr.Logger
+	runner   runner.Options
+	session  *runner.Session
+
+	drives *platformDrives
+	wake   chan event.GenericEvent
+	base   context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewPlatformReconciler builds a PlatformReconciler over the manager's
+// client.
+func NewPlatformReconciler(c client.Client, cfg *rest.Config, rec record.EventRecorder, log logr.Logger, opts runner.Options) (*PlatformReconciler, error) {
+	opts.NoWait = false // a hop waits at approvals; the approve annotation approves
+	sess, err := runner.Open(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &PlatformReconciler{client: c, config: cfg, recorder: rec, log: log, runner: opts, session: sess,
+		drives: newPlatformDrives(), wake: make(chan event.GenericEvent, 256), base: base, stop: stop}, nil
+}
+
+// Start waits for the manager to stop, then interrupts the drives and
+// waits for their hops to be saved.
+func (r *PlatformReconciler) Start(ctx context.Context) error {
+	<-ctx.Done()
+	r.stop()
+	r.wg.Wait()
+	return nil
+}
+
+// NeedLeaderElection: only the leader drives hops.
+func (r *PlatformReconciler) NeedLeaderElection() bool { return true }
+
+// Reconcile observes a PlatformUpgrade, decides (DecidePlatform), acts,
+// and writes its status (ProjectPlatform).
+func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	key := req.NamespacedName
+	pu := &v1alpha1.PlatformUpgrade{}
+	if err := r.client.Get(ctx, key, pu); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.drives.stop(key)
+			r.drives.blocked.unblock(key)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	d := r.drives.get(key)
+	var progress *PlatformProgress
+	driving := false
+	phase, observed := pu.Status.Phase, pu.Status.ObservedGeneration
+	if d != nil {
+		p, ended := d.snapshot()
+		progress, driving = &p, !ended
+		if ended {
+			if phase == p.Phase && observed == p.Generation {
+				// The cache holds how the drive ended: it is the record now.
+				r.drives.forget(key, d)
+				d, progress = nil, nil
+			} else {
+				// The status written at the drive's end may not be in the
+				// cache yet: the drive's word is the newer.
+				phase, observed = p.Phase, p.Generation
+			}
+		}
+	}
+	blocked := r.drives.blocked.blockedOf(key)
+	if blocked == nil {
+		blocked = PlatformBlockedFromStatus(&pu.Status)
+	}
+	dec := DecidePlatform(PlatformObserved{
+		Generation: pu.Generation, ObservedGeneration: observed,
+		Suspend: pu.Spec.Suspend, Phase: phase, Driving: driving, Blocked: blocked, Now: time.Now(),
+	})
+	ctrl.LoggerFrom(ctx).V(1).Info("decided", "act", dec.Act, "why", dec.Why)
+	switch dec.Act {
+	case PlatformStop:
+		r.drives.stop(key)
+	case PlatformStart:
+		r.startDrive(pu)
+		if d = r.drives.get(key); d != nil {
+			p, _ := d.snapshot()
+			progress = &p
+		}
+	}
+
+	status := pu.Status.DeepCopy()
+	r.approve(pu, status, d, driving)
+	ProjectPlatform(status, pu.Generation, progress, pu.Spec.Suspend, r.drives.blocked.blockedOf(key), metav1.Now())
+	if !equality.Semantic.DeepEqual(status, &pu.Status) {
+		patch := client.MergeFrom(pu.DeepCopy())
+		pu.Status = *status
+		if err := r.client.Status().Patch(ctx, pu, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("write the status of PlatformUpgrade %s: %w", key, err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: dec.RequeueAfter}, nil
+}
+
+// approve answers a new upshift.dev/approve value, as on an UpgradePlan
+// (the step's name, then "@" and any token to approve a step of the same
+// name in a later hop): the running hop's approval step is approved.
+func (r *PlatformReconciler) approve(pu *v1alpha1.PlatformUpgrade, st *v1alpha1.PlatformUpgradeStatus, d *platformDrive, driving bool) {
+	value, ok := pu.Annotations[v1alpha1.AnnotationApprove]
+	if !ok || st.HandledActions[v1alpha1.AnnotationApprove] == value {
+		return
+	}
+	if st.HandledActions == nil {
+		st.HandledActions = map[string]string{}
+	}
+	st.HandledActions[v1alpha1.AnnotationApprove] = value
+	refusal := "no hop is running"
+	if driving && d.runName() != "" {
+		refusal = ""
+		stepName, _, _ := strings.Cut(value, "@")
+		if _, err := r.session.Approve(r.base, d.runName(), stepName); err != nil {
+			refusal = err.Error()
+		}
+	}
+	if refusal != "" {
+		r.recorder.Event(pu, corev1.EventTypeWarning, ReasonActionRefused, clip(redact.Text(fmt.Sprintf("%s=%s: %s", v1alpha1.AnnotationApprove, value, refusal))))
+		return
+	}
+	r.recorder.Event(pu, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s: approved run %s", v1alpha1.AnnotationApprove, value, d.runName()))))
+}
+
+// wakeUp asks for a reconcile; it never blocks a drive except at its end.
+func (r *PlatformReconciler) wakeUp(pu *v1alpha1.PlatformUpgrade, must bool) {
+	ev := event.GenericEvent{Object: pu}
+	if must {
+		select {
+		case r.wake <- ev:
+		case <-r.base.Done():
+		}
+		return
+	}
+	select {
+	case r.wake <- ev:
+	default:
+	}
+}
