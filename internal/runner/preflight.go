@@ -17,13 +17,15 @@ import (
 )
 
 // Preflight checks a resolved plan against the cluster before any change:
-// every kind is served (or defined by a CRD in the plan), every namespace
-// and workload and container exists (or the plan creates it), and the
-// credentials may do every write the plan needs (a SelfSubjectRulesReview
-// per namespace, access reviews where its rules are incomplete). It
-// reports every problem at once. It writes nothing but those reviews.
+// every kind is served (or defined by a CRD in the plan; a kind that
+// Kubernetes removed is named with its replacement), no CRD drops a
+// version its live copy still stores, every namespace and workload and
+// container exists (or the plan creates it), and the credentials may do
+// every write the plan needs (a SelfSubjectRulesReview per namespace,
+// access reviews where its rules are incomplete). It reports every
+// problem at once. It writes nothing but those reviews.
 func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
-	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}}
+	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}}
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -85,6 +87,13 @@ type preflight struct {
 	namespaces map[string]bool
 	access     map[accessKey][]string // what needs it, by field path
 	errs       field.ErrorList
+	// crdsSeen are the CRDs whose first write in the plan was compared
+	// with the live one.
+	crdsSeen map[string]bool
+	// minor is the cluster's Kubernetes minor, asked once when a kind is
+	// not served.
+	minor                  int
+	minorKnown, minorAsked bool
 }
 
 type plannedKind struct {
@@ -133,8 +142,11 @@ func (pf *preflight) resource(ctx context.Context, path *field.Path, gvk schema.
 		return gvk.GroupVersion().WithResource(pk.resource), pk.namespaced, true
 	}
 	if meta.IsNoMatchError(err) {
-		pf.errs = append(pf.errs, field.Invalid(path, gvk.Kind+" "+gvk.GroupVersion().String(),
-			"the cluster does not serve this kind and no CRD in the plan defines it: check apiVersion and kind, or add the CRD to an earlier step"))
+		msg := "the cluster does not serve this kind and no CRD in the plan defines it: check apiVersion and kind, or add the CRD to an earlier step"
+		if removed, ok := pf.removedAPI(gvk); ok {
+			msg = removed
+		}
+		pf.errs = append(pf.errs, field.Invalid(path, gvk.Kind+" "+gvk.GroupVersion().String(), msg))
 	} else {
 		pf.errs = append(pf.errs, field.InternalError(path, fmt.Errorf("map %s: %w", gvk, err)))
 	}
@@ -147,6 +159,9 @@ func (pf *preflight) objects(ctx context.Context, path *field.Path, objs []*unst
 		gvr, namespaced, ok := pf.resource(ctx, path, gvk)
 		if !ok {
 			continue
+		}
+		if isCRD(o) {
+			pf.storedVersions(ctx, path, o)
 		}
 		ns := o.GetNamespace()
 		what := fmt.Sprintf("%s (%s %s)", path, strings.ToLower(gvk.Kind), join(ns, o.GetName()))

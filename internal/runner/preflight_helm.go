@@ -15,9 +15,10 @@ import (
 )
 
 // helm checks a helm step: the chart renders against the cluster, its
-// namespace exists (or the step creates it), and the credentials may keep
-// the release's records (Secrets in its namespace) and write every object
-// the chart renders.
+// namespace exists (or the step creates it), the CRDs it renders drop no
+// version their live copies store, and the credentials may keep the
+// release's records (Secrets in its namespace) and write every object the
+// chart renders.
 func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v1alpha1.HelmStep) {
 	what := fmt.Sprintf("%s (release %s/%s)", p, h.Namespace, h.Release)
 	_, err := pf.s.planCS.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{})
@@ -43,14 +44,20 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 		return
 	}
 	// The executor's errors are scrubbed of the step's values already.
-	if err := ex.(*helmstep.Executor).Validate(ctx); err != nil {
-		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+err.Error()))
+	hx := ex.(*helmstep.Executor)
+	if err := hx.Validate(ctx); err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+pf.removedInMessage(err.Error())))
 		return
 	}
-	refs, err := ex.Targets(ctx)
+	refs, rendered, err := hx.Rendered(ctx)
 	if err != nil {
-		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+err.Error()))
+		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+pf.removedInMessage(err.Error())))
 		return
+	}
+	for _, o := range rendered {
+		if isCRD(o) {
+			pf.storedVersions(ctx, p.Child("chart"), o)
+		}
 	}
 	for _, r := range refs {
 		gvk := r.GroupVersionKind()

@@ -65,11 +65,19 @@ func (e *Executor) Validate(ctx context.Context) error {
 // chart rendered with the step's values: what the upgrade may change,
 // create or delete.
 func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
+	refs, _, err := e.Rendered(ctx)
+	return refs, err
+}
+
+// Rendered is Targets and the objects of the chart rendered with the
+// step's values (what the upgrade applies), from one render: preflight
+// checks those objects (the CRDs among them) before any stage runs.
+func (e *Executor) Rendered(ctx context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
 	now, next, _, err := e.manifests(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return refsOf(now, next), nil
+	return refsOf(now, next), next, nil
 }
 
 // manifests are the objects of the release's latest revision (none when

@@ -14,7 +14,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/localcluster"
 )
 
-// TestBadPlansChangeNothing: every invalid plan of the corpus and five
+// TestBadPlansChangeNothing: every invalid plan of the corpus and six
 // plans that fail preflight are refused with exit 1 and a message naming
 // the field; the audit log shows no write by Upshift's user but access
 // reviews.
@@ -49,6 +49,7 @@ func TestBadPlansChangeNothing(t *testing.T) {
 		{"missing namespace", "image: {kind: Deployment, namespace: nowhere, name: web, images: {app: x:1}}", "spec.stages[0].steps[0].image.namespace"},
 		{"missing container", "image: {kind: Deployment, namespace: shop, name: web, images: {sidecar: x:1}}", `spec.stages[0].steps[0].image.images[sidecar]`},
 		{"unknown kind", "manifests: {inline: \"apiVersion: example.com/v1\\nkind: Widget\\nmetadata: {name: w, namespace: shop}\\n\"}", "Widget example.com/v1"},
+		{"removed api", "manifests: {inline: \"apiVersion: autoscaling/v2beta2\\nkind: HorizontalPodAutoscaler\\nmetadata: {name: web, namespace: shop}\\n\"}", "was removed in Kubernetes 1.26: use autoscaling/v2"},
 		{"unreadable url", "manifests: {url: \"http://127.0.0.1:1/platform.yaml\"}", "spec.stages[0].steps[0].manifests"},
 	}
 	for _, p := range preflight {

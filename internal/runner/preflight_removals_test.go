@@ -1,0 +1,338 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/helmx"
+	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+)
+
+// gadgetCRD is the YAML of gadgets.<group>: versions as "name" (served)
+// or "name*" (served, storage). Helm's release default/addon (helmPlan)
+// may adopt it.
+func gadgetCRD(group string, versions ...string) string {
+	var vs strings.Builder
+	for _, v := range versions {
+		name, storage := strings.CutSuffix(v, "*")
+		fmt.Fprintf(&vs, "  - name: %s\n    served: true\n    storage: %t\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n", name, storage)
+	}
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.%s
+  # Helm's ownership marks: release default/addon may take it over.
+  labels: {app.kubernetes.io/managed-by: Helm}
+  annotations: {meta.helm.sh/release-name: addon, meta.helm.sh/release-namespace: default}
+spec:
+  group: %s
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+%s`, group, group, vs.String())
+}
+
+// crdFixture is a CRD whose objects were stored as v1alpha1 before v1
+// became the storage version: status.storedVersions is [v1alpha1 v1].
+type crdFixture struct {
+	t     *testing.T
+	ctx   context.Context
+	s     *Session
+	dyn   dynamic.Interface
+	group string
+	ns    string
+}
+
+func newCRDFixture(t *testing.T, group string, objects int) *crdFixture {
+	c := testenv.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(c.RESTConfig(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &crdFixture{t: t, ctx: ctx, s: s, dyn: dyn, group: group, ns: testenv.Namespace(t, ctx, cs, "removals")}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = dyn.Resource(crdResource).Delete(ctx, "gadgets."+group, metav1.DeleteOptions{})
+	})
+	f.applyCRD(gadgetCRD(group, "v1alpha1*"))
+	for i := range objects {
+		g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1alpha1", "kind": "Gadget",
+			"metadata": map[string]any{"name": fmt.Sprintf("g%d", i)}, "spec": map[string]any{"size": i}}}
+		if _, err := dyn.Resource(f.gadgets("v1alpha1")).Namespace(f.ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.applyCRD(gadgetCRD(group, "v1alpha1", "v1*"))
+	if got := f.storedVersions(); strings.Join(got, ",") != "v1alpha1,v1" {
+		t.Fatalf("status.storedVersions = %v after v1 became the storage version, want [v1alpha1 v1]", got)
+	}
+	return f
+}
+
+func (f *crdFixture) gadgets(version string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: f.group, Version: version, Resource: "gadgets"}
+}
+
+// applyCRD creates or updates the CRD and waits until it is established.
+func (f *crdFixture) applyCRD(doc string) {
+	f.t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.dyn.Resource(crdResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true}); err != nil {
+		f.t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := f.dyn.Resource(crdResource).Get(ctx, u.GetName(), metav1.GetOptions{})
+		return err == nil && kube.CRDEstablished(got), nil
+	})
+	if err != nil {
+		f.t.Fatalf("CRD %s not established: %v", u.GetName(), err)
+	}
+}
+
+func (f *crdFixture) crd() *unstructured.Unstructured {
+	f.t.Helper()
+	got, err := f.dyn.Resource(crdResource).Get(f.ctx, "gadgets."+f.group, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return got
+}
+
+func (f *crdFixture) storedVersions() []string {
+	v, _, _ := unstructured.NestedStringSlice(f.crd().Object, "status", "storedVersions")
+	return v
+}
+
+// migrate does what the problem's fix says: rewrites every object in the
+// storage version, then takes v1alpha1 out of status.storedVersions.
+func (f *crdFixture) migrate() {
+	f.t.Helper()
+	ri := f.dyn.Resource(f.gadgets("v1")).Namespace(f.ns)
+	list, err := ri.List(f.ctx, metav1.ListOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for i := range list.Items {
+		if _, err := ri.Update(f.ctx, &list.Items[i], metav1.UpdateOptions{}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	crd := f.crd()
+	if err := unstructured.SetNestedStringSlice(crd.Object, []string{"v1"}, "status", "storedVersions"); err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := f.dyn.Resource(crdResource).UpdateStatus(f.ctx, crd, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func crdsPlan(doc string) *v1alpha1.UpgradePlan {
+	return &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "2.0.0", Stages: []v1alpha1.Stage{{
+		Name:  "crds",
+		Steps: []v1alpha1.Step{{Name: "crds", CRDs: &v1alpha1.CRDsStep{Source: v1alpha1.Source{Inline: doc}}}},
+	}}}}
+}
+
+func fromSources(t *testing.T, p *v1alpha1.UpgradePlan, sources map[string][]byte) *Resolved {
+	t.Helper()
+	r, err := FromSources(p, sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// problemAt is the first problem at the field path whose message has
+// every want, or nil.
+func problemAt(errs field.ErrorList, path string, wants ...string) *field.Error {
+	for _, e := range errs {
+		if e.Field != path {
+			continue
+		}
+		ok := true
+		for _, w := range wants {
+			ok = ok && strings.Contains(e.Error(), w)
+		}
+		if ok {
+			return e
+		}
+	}
+	return nil
+}
+
+// TestPreflightRefusesACRDThatDropsAStoredVersion: a crds step (and a
+// Helm chart that renders the CRD) dropping v1alpha1, which the live
+// CRD's status.storedVersions still lists, is refused before anything is
+// written, naming the CRD, the version, how many objects a migration
+// rewrites and the fix. Once the objects are migrated and storedVersions
+// is [v1], the same plans pass.
+func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
+	group := "dropped.removals.upshift.test"
+	f := newCRDFixture(t, group, 3)
+	drop := gadgetCRD(group, "v1*")
+	crdStep := fromSources(t, crdsPlan(drop), map[string][]byte{"spec.stages[0].steps[0].crds": []byte(drop)})
+	helmStep := helmPlan(t, "crd.yaml", drop)
+
+	for _, tt := range []struct {
+		name, path string
+		plan       *Resolved
+	}{
+		{"crds step", "spec.stages[0].steps[0].crds", crdStep},
+		{"helm chart", "spec.stages[0].steps[0].helm.chart", helmStep},
+	} {
+		errs := f.s.Preflight(f.ctx, tt.plan)
+		e := problemAt(errs, tt.path, "gadgets."+group, "lists v1alpha1", "3 gadgets."+group+" exist",
+			"migrate the stored objects to v1", "remove v1alpha1 from the CRD's status.storedVersions", "served: false")
+		if e == nil {
+			t.Fatalf("%s: want a problem at %s naming the CRD, v1alpha1, the 3 objects and the fix; got %v", tt.name, tt.path, errs)
+		}
+		t.Logf("%s: %s", tt.name, e)
+	}
+	// The premise: the API server refuses the update (a dry run here).
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(drop), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.dyn.Resource(crdResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: []string{metav1.DryRunAll}})
+	if err == nil || !strings.Contains(err.Error(), "missing from spec.versions") {
+		t.Errorf("a dry-run update dropping v1alpha1: want the API server's refusal quoting \"missing from spec.versions\", got %v", err)
+	}
+	if got := len(versionsOf(f.crd())); got != 2 {
+		t.Fatalf("preflight changed the CRD: %d versions, want the 2 it had", got)
+	}
+
+	f.migrate()
+	for name, p := range map[string]*Resolved{"crds step": crdStep, "helm chart": helmStep} {
+		if errs := f.s.Preflight(f.ctx, p); len(errs) > 0 {
+			t.Errorf("%s after the migration: want no problem, got %v", name, errs)
+		}
+	}
+}
+
+func versionsOf(crd *unstructured.Unstructured) []any {
+	vs, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	return vs
+}
+
+// TestPreflightAcceptsAMovedStorageVersion: a CRD that makes v1 the
+// storage version and keeps v1alpha1 (served or not) drops nothing stored.
+func TestPreflightAcceptsAMovedStorageVersion(t *testing.T) {
+	group := "moved.removals.upshift.test"
+	f := newCRDFixture(t, group, 1)
+	for _, doc := range []string{
+		gadgetCRD(group, "v1alpha1", "v1*"),
+		strings.Replace(gadgetCRD(group, "v1alpha1", "v1*"), "served: true", "served: false", 1),
+	} {
+		p := fromSources(t, crdsPlan(doc), map[string][]byte{"spec.stages[0].steps[0].crds": []byte(doc)})
+		if errs := f.s.Preflight(f.ctx, p); len(errs) > 0 {
+			t.Errorf("want no problem, got %v\nfor\n%s", errs, doc)
+		}
+	}
+}
+
+// helmPlan is a resolved plan of one helm step whose chart has one
+// template.
+func helmPlan(t *testing.T, name, template string) *Resolved {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, body := range map[string]string{
+		"Chart.yaml":                     "apiVersion: v2\nname: addon\nversion: 1.0.0\n",
+		filepath.Join("templates", name): template,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tgz, err := helmx.FetchChart(context.Background(), helmx.ChartRef{Chart: dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "2.0.0", Stages: []v1alpha1.Stage{{
+		Name:  "addon",
+		Steps: []v1alpha1.Step{{Name: "addon", Helm: &v1alpha1.HelmStep{Release: "addon", Namespace: "default", Chart: dir}}},
+	}}}}
+	return fromSources(t, p, map[string][]byte{HelmChartPath(0, 0): tgz})
+}
+
+// TestPreflightNamesTheReplacementOfARemovedAPI: an object of an
+// apiVersion the cluster's Kubernetes removed is refused with its
+// replacement, in place of "the cluster does not serve this kind" (which
+// a kind unknown to the table still gets), in manifests and in a chart.
+func TestPreflightNamesTheReplacementOfARemovedAPI(t *testing.T) {
+	c := testenv.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Open(c.RESTConfig(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hpa := "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: default}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 3}\n"
+	docs := hpa + "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly, namespace: default}\n" +
+		"---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"
+	manifests := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "2.0.0", Stages: []v1alpha1.Stage{{
+		Name:  "apps",
+		Steps: []v1alpha1.Step{{Name: "apps", Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{Inline: docs}}}},
+	}}}}
+	info, err := kubernetes.NewForConfigOrDie(c.RESTConfig()).Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	minor := "1." + strings.TrimSuffix(info.Minor, "+")
+
+	errs := s.Preflight(ctx, fromSources(t, manifests, map[string][]byte{"spec.stages[0].steps[0].manifests": []byte(docs)}))
+	path := "spec.stages[0].steps[0].manifests"
+	for _, want := range [][]string{
+		{"HorizontalPodAutoscaler autoscaling/v2beta2", "the cluster runs Kubernetes " + minor, "autoscaling/v2beta2 HorizontalPodAutoscaler was removed in Kubernetes 1.26: use autoscaling/v2"},
+		{"CronJob batch/v1beta1", "batch/v1beta1 CronJob was removed in Kubernetes 1.25: use batch/v1"},
+		{"Widget example.com/v1", "the cluster does not serve this kind and no CRD in the plan defines it"},
+	} {
+		if problemAt(errs, path, want...) == nil {
+			t.Errorf("want a problem at %s saying %q; got %v", path, want, errs)
+		}
+	}
+	for _, e := range errs {
+		t.Log(e)
+		if strings.Contains(e.Error(), "HorizontalPodAutoscaler") && strings.Contains(e.Error(), "does not serve this kind and no CRD") {
+			t.Errorf("the removed kind also got the generic message: %s", e)
+		}
+	}
+
+	errs = s.Preflight(ctx, helmPlan(t, "hpa.yaml", hpa))
+	t.Log(errs)
+	if problemAt(errs, "spec.stages[0].steps[0].helm.chart", "does not render", "removed in Kubernetes 1.26: use autoscaling/v2") == nil {
+		t.Errorf("a chart rendering autoscaling/v2beta2: want the replacement named at spec.stages[0].steps[0].helm.chart; got %v", errs)
+	}
+}
