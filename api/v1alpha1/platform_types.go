@@ -46,6 +46,10 @@ type PlatformUpgradeSpec struct {
 	TargetVersion string `json:"targetVersion"`
 	// Catalog is the platform's release catalog.
 	Catalog CatalogSource `json:"catalog"`
+	// Values override the catalog's plan-template values (its
+	// spec.values names them; another name is refused).
+	// +optional
+	Values map[string]string `json:"values,omitempty"`
 	// AutoRollback: a failed hop rolls back (default true). False: a failed
 	// hop stops where it failed, for an operator (every hop's plan runs
 	// with autoRollback false).

@@ -472,6 +472,13 @@ func (in *PlatformUpgradeList) DeepCopyObject() runtime.Object {
 func (in *PlatformUpgradeSpec) DeepCopyInto(out *PlatformUpgradeSpec) {
 	*out = *in
 	in.Catalog.DeepCopyInto(&out.Catalog)
+	if in.Values != nil {
+		in, out := &in.Values, &out.Values
+		*out = make(map[string]string, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
 	if in.AutoRollback != nil {
 		in, out := &in.AutoRollback, &out.AutoRollback
 		*out = new(bool)

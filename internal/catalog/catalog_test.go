@@ -177,3 +177,46 @@ func write(t *testing.T, dir, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestValuesFillTheTemplateAndRefuseATypo(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "catalog.yaml", `apiVersion: upshift.dev/v1alpha1
+kind: ReleaseCatalog
+metadata: {name: v}
+spec:
+  planTemplate: plan.tmpl
+  values: {crdsURL: "https://github.example/crds"}
+  releases: [{version: 1.0.0}]
+`)
+	write(t, dir, "plan.tmpl", `apiVersion: upshift.dev/v1alpha1
+kind: UpgradePlan
+metadata: {name: v-{{ .Version }}}
+spec:
+  version: "{{ .Version }}"
+  stages:
+  - name: crds
+    steps:
+    - {name: crds, crds: {url: "{{ .Values.crdsURL }}/{{ .Tag }}/crds.yaml"}}
+`)
+	c := openDir(t, dir)
+	url := func() string {
+		t.Helper()
+		l, err := c.PlanFor(context.Background(), semver.MustParse("1.0.0"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Plan.Spec.Stages[0].Steps[0].CRDs.URL
+	}
+	if got := url(); got != "https://github.example/crds/1.0.0/crds.yaml" {
+		t.Errorf("default: %s", got)
+	}
+	if err := c.SetValues(map[string]string{"crdsURL": "https://127.0.0.1:8443/mirror"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := url(); got != "https://127.0.0.1:8443/mirror/1.0.0/crds.yaml" {
+		t.Errorf("override: %s", got)
+	}
+	if err := c.SetValues(map[string]string{"crdsUrl": "x"}); err == nil || !strings.Contains(err.Error(), `value "crdsUrl": catalog`) || !strings.Contains(err.Error(), "its values are crdsURL") {
+		t.Errorf("a typo: %v", err)
+	}
+}

@@ -77,6 +77,8 @@ type Catalog struct {
 	// Where names it in messages.
 	Where string
 	files files
+	// overrides are the driver's values (SetValues).
+	overrides map[string]string
 }
 
 // files reads a catalog's files by their names in the catalog.

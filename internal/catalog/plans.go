@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"text/template"
 
@@ -26,6 +27,8 @@ type TemplateData struct {
 	From, FromTag string
 	// Catalog is the catalog's metadata.name.
 	Catalog string
+	// Values are the catalog's spec.values with the driver's overrides.
+	Values map[string]string
 }
 
 // InvalidError is a catalog or a plan of it that fails validation.
@@ -91,7 +94,7 @@ func (c *Catalog) PlanFor(ctx context.Context, v, from *semver.Version) (*plan.L
 }
 
 func (c *Catalog) templateData(r Release, v, from *semver.Version) TemplateData {
-	d := TemplateData{Version: v.String(), Tag: r.Version, Major: v.Major(), Minor: v.Minor(), Patch: v.Patch(), Catalog: c.Name}
+	d := TemplateData{Version: v.String(), Tag: r.Version, Major: v.Major(), Minor: v.Minor(), Patch: v.Patch(), Catalog: c.Name, Values: c.Values()}
 	if from != nil {
 		d.From, d.FromTag = from.String(), from.Original()
 		if fr, ok := c.Release(from); ok {
@@ -118,4 +121,38 @@ func render(name string, b []byte, data TemplateData) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// Values are the template's values: the catalog's defaults with the
+// overrides SetValues took.
+func (c *Catalog) Values() map[string]string {
+	out := make(map[string]string, len(c.Spec.Values))
+	for k, v := range c.Spec.Values {
+		out[k] = v
+	}
+	for k, v := range c.overrides {
+		out[k] = v
+	}
+	return out
+}
+
+// SetValues overrides the catalog's values; a name it does not declare
+// in spec.values is refused, naming those it does.
+func (c *Catalog) SetValues(over map[string]string) error {
+	for k := range over {
+		if _, ok := c.Spec.Values[k]; !ok {
+			names := make([]string, 0, len(c.Spec.Values))
+			for n := range c.Spec.Values {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			declared := "it declares none"
+			if len(names) > 0 {
+				declared = "its values are " + strings.Join(names, ", ")
+			}
+			return fmt.Errorf("value %q: catalog %s does not declare it in spec.values (%s)", k, c.Where, declared)
+		}
+	}
+	c.overrides = over
+	return nil
 }

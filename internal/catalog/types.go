@@ -23,6 +23,13 @@ type Spec struct {
 	// of the catalog (a key of its ConfigMap) holding an UpgradePlan as a
 	// Go template (see TemplateData).
 	PlanTemplate string `json:"planTemplate,omitempty"`
+	// Values are the plan template's settings and their defaults
+	// ({{ .Values.crdsURL }}): a driver may override each (upshift's
+	// --set, a PlatformUpgrade's spec.values), and a name the catalog
+	// does not declare is refused, so a typo never silently keeps the
+	// default. For instance where a release's CRDs are fetched, with a
+	// local mirror as the override.
+	Values map[string]string `json:"values,omitempty"`
 	// Peers are the other clusters the platform works with (Liqo's
 	// peerings): every one's version must be within the range of every
 	// release an upgrade stops at (Release.Peers).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/spf13/cobra"
@@ -20,6 +21,8 @@ import (
 type catalogFlags struct {
 	to, catalog, from, caFile string
 	allowDowngrade, install   bool
+	// set are --set name=value overrides of the catalog's values.
+	set []string
 }
 
 func (f *catalogFlags) add(cmd *cobra.Command) {
@@ -28,10 +31,11 @@ func (f *catalogFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.from, "from", "", "the version the cluster runs, instead of detecting it with the catalog's spec.detect")
 	cmd.Flags().StringVar(&f.caFile, "catalog-ca-file", "", "a CA certificate (PEM) trusted for an https:// catalog, besides the system's")
 	cmd.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "allow a target older than the running version (one hop)")
+	cmd.Flags().StringArrayVar(&f.set, "set", nil, "override a value of the catalog's plan template (name=value, repeatable; the catalog's spec.values names them)")
 	cmd.Flags().BoolVar(&f.install, "install", false, "the platform is not installed: run the target's plan alone (refused when a version source finds the platform)")
 }
 
-func (f *catalogFlags) set() bool { return f.to != "" || f.catalog != "" }
+func (f *catalogFlags) given() bool { return f.to != "" || f.catalog != "" }
 
 func (f *catalogFlags) validate() error {
 	switch {
@@ -42,6 +46,11 @@ func (f *catalogFlags) validate() error {
 	}
 	if _, err := semver.NewVersion(f.to); err != nil {
 		return fmt.Errorf("--to %q is not a semantic version: write it as 1.2.3 or v1.2.3", f.to)
+	}
+	for _, kv := range f.set {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fmt.Errorf("--set %q: write it as name=value", kv)
+		}
 	}
 	if f.from != "" && f.install {
 		return errors.New("--from and --install: an install starts from no version")
@@ -85,7 +94,19 @@ func (f *catalogFlags) openCatalog(ctx context.Context, kf *kubeFlags, cs *clien
 		}
 		opts.Objects = objs
 	}
-	return catalog.Open(ctx, ref, opts)
+	cat, err := catalog.Open(ctx, ref, opts)
+	if err != nil {
+		return nil, err
+	}
+	values := map[string]string{}
+	for _, kv := range f.set {
+		k, v, _ := strings.Cut(kv, "=")
+		values[k] = v
+	}
+	if err := cat.SetValues(values); err != nil {
+		return nil, fmt.Errorf("--set %w", err)
+	}
+	return cat, nil
 }
 
 // request is what the flags ask for.

@@ -50,7 +50,7 @@ brings carry a note instead of a diff.
 			if output != "" && output != "json" && output != "yaml" {
 				return fmt.Errorf("--output %q: use json or yaml (or leave it out for text)", output)
 			}
-			if cf.set() {
+			if cf.given() {
 				if file != "" {
 					return errors.New("-f and --to/--catalog: give a plan file, or a version of a catalog, not both")
 				}

@@ -119,6 +119,10 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		}
 		return
 	}
+	if err := cat.SetValues(pu.Spec.Values); err != nil {
+		block(v1alpha1.ReasonInvalid, "spec.values: "+err.Error())
+		return
+	}
 	opts := r.runner
 	opts.PlanConfig = cfg
 	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
