@@ -63,6 +63,16 @@ type UpgradePlanSpec struct {
 	// runs the plan regardless.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+	// Checks are the cluster's health before any change (a runbook's
+	// success criteria: nodes Ready, no crash-looping pods, PVCs Bound,
+	// releases Ready), gates checked once when a run starts, before its
+	// first backup, not when it resumes. A blocking check that fails
+	// refuses the run with nothing changed; a warning one is shown and
+	// the run goes on; an info one is shown only. A soak is not a check.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule=`self.all(g, !has(g.soak))`,message="a soak is not a check: put it in a stage's gates"
+	Checks []Gate `json:"checks,omitempty"`
 	// Stages run in order; each is backed up before and gated after.
 	// +listType=map
 	// +listMapKey=name
@@ -211,7 +221,7 @@ type ImageStep struct {
 
 // Gate is a health check after a stage's steps. Exactly one kind is set.
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.soak)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady or soak"
+// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.helmReleases), has(self.soak)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"
 type Gate struct {
 	// Timeout bounds the gate. Default 2m.
 	// +kubebuilder:validation:Type=string
@@ -235,6 +245,8 @@ type Gate struct {
 	PVCsBound *PVCsBoundGate `json:"pvcsBound,omitempty"`
 	// +optional
 	NodesReady *NodesReadyGate `json:"nodesReady,omitempty"`
+	// +optional
+	HelmReleases *HelmReleasesGate `json:"helmReleases,omitempty"`
 	// +optional
 	Soak *SoakGate `json:"soak,omitempty"`
 }
@@ -319,6 +331,25 @@ type ReadyGate struct {
 	Name string `json:"name,omitempty"`
 	// +optional
 	Selector string `json:"selector,omitempty"`
+	// IfServed: when the cluster does not serve the kind (its CRD is not
+	// installed), the gate passes with nothing to check, as "Flux
+	// HelmReleases Ready, where Flux is installed".
+	// +optional
+	IfServed bool `json:"ifServed,omitempty"`
+}
+
+// HelmReleasesGate passes when every Helm release of the namespace (or
+// every one named) is deployed: its latest revision, not failed nor
+// pending an operation.
+type HelmReleasesGate struct {
+	// Namespace holds the releases; empty: every namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Names are the releases to check; empty: every release found (and
+	// none found passes).
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Names []string `json:"names,omitempty"`
 }
 
 // HTTPGate passes when a GET answers the expected status.

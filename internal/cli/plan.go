@@ -116,6 +116,12 @@ func printPlan(out io.Writer, p *v1alpha1.UpgradePlan, pv *runner.PlanPreview) {
 		head += ", estimated " + pv.Estimate + " from earlier runs"
 	}
 	fmt.Fprintln(out, head)
+	if len(p.Spec.Checks) > 0 {
+		fmt.Fprintln(out, "checks before any change (when the run starts):")
+		for _, g := range p.Spec.Checks {
+			fmt.Fprintf(out, "   ? check %s\n", describeGate(g))
+		}
+	}
 	for i, st := range p.Spec.Stages {
 		line := fmt.Sprintf("%d. stage %s", i+1, st.Name)
 		if pv != nil && pv.Stages[i].Estimate != "" {

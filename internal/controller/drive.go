@@ -97,6 +97,9 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 		// the run as interrupted; the next drive resumes it.
 	case errors.Is(err, lease.ErrHeld):
 		block(v1alpha1.ReasonQueued, "another process drives a run on this cluster: "+err.Error())
+	case errors.Is(err, runner.ErrChecksFailed):
+		// A node may become Ready, a pod stop crashing: tried again.
+		block(v1alpha1.ReasonPreflightFailed, err.Error())
 	case errors.Is(err, runner.ErrRefused) && out != nil && out.Decision.Next == engine.FinishRun:
 		block(v1alpha1.ReasonQueued, out.Decision.Reason)
 	case errors.Is(err, runner.ErrRefused):

@@ -209,6 +209,8 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 		block(v1alpha1.ReasonQueued, "another process drives a run on this cluster: "+err.Error())
 	case errors.As(err, &refused) && refused.Outcome != nil && refused.Outcome.Decision.Next == engine.FinishRun:
 		block(v1alpha1.ReasonQueued, refused.Outcome.Decision.Reason)
+	case errors.Is(err, runner.ErrChecksFailed):
+		block(v1alpha1.ReasonPreflightFailed, err.Error())
 	case errors.As(err, &refused) && errors.Is(err, runner.ErrRefused):
 		block(v1alpha1.ReasonRefused, err.Error())
 	case errors.As(err, &preflight):

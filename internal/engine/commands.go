@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +73,15 @@ func GateName(g v1alpha1.Gate, i int) string {
 		return fmt.Sprintf("pvcsBound %q in %s", g.PVCsBound.Selector, g.PVCsBound.Namespace)
 	case g.Soak != nil:
 		return "soak " + g.Soak.Duration.Duration.String()
+	case g.HelmReleases != nil:
+		what := "helmReleases"
+		if len(g.HelmReleases.Names) > 0 {
+			what += " " + strings.Join(g.HelmReleases.Names, ",")
+		}
+		if g.HelmReleases.Namespace == "" {
+			return what + " in every namespace"
+		}
+		return what + " in " + g.HelmReleases.Namespace
 	case g.NodesReady != nil:
 		if g.NodesReady.Selector == "" {
 			return "nodesReady"

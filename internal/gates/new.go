@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/gates/helmreleases"
 	"github.com/upshift-dev/upshift/internal/gates/http"
 	"github.com/upshift-dev/upshift/internal/gates/nodesready"
 	"github.com/upshift-dev/upshift/internal/gates/podsrunning"
@@ -19,7 +20,7 @@ import (
 const DefaultTimeout = 2 * time.Minute
 
 // ErrInvalidGate: a gate sets no kind, or more than one.
-var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound or nodesReady)")
+var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound, nodesReady or helmReleases)")
 
 // New builds the check of one gate. timeout is the gate's timeout; zero
 // means DefaultTimeout. An http gate's own timeout, if set, wins.
@@ -38,7 +39,11 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, err
 	switch {
 	case g.Ready != nil:
 		kind = "ready"
-		gate, err = nonNil(ready.New(*g.Ready, timeout, d.Waiter))
+		var rg *ready.Gate
+		if rg, err = ready.New(*g.Ready, timeout, d.Waiter); err == nil {
+			rg.Mapper = d.Mapper
+			gate = rg
+		}
 	case g.HTTP != nil:
 		kind = "http"
 		gate, err = nonNil(http.New(*g.HTTP, timeout))
@@ -48,6 +53,9 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, err
 	case g.PVCsBound != nil:
 		kind = "pvcsBound"
 		gate, err = nonNil(pvcsbound.New(*g.PVCsBound, timeout, d.Clientset))
+	case g.HelmReleases != nil:
+		kind = "helmReleases"
+		gate, err = nonNil(helmreleases.New(*g.HelmReleases, timeout, d.Helm))
 	default:
 		kind = "nodesReady"
 		gate, err = nonNil(nodesready.New(*g.NodesReady, timeout, d.Clientset))
@@ -61,7 +69,7 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, err
 // kinds counts the kinds a gate sets.
 func kinds(g v1alpha1.Gate) int {
 	n := 0
-	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil} {
+	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil, g.HelmReleases != nil} {
 		if set {
 			n++
 		}

@@ -92,6 +92,12 @@ func (c *Client) ActionConfig(namespace string) (*action.Configuration, error) {
 	if namespace == "" {
 		return nil, errors.New("helmx: empty namespace")
 	}
+	return c.actionConfig(namespace)
+}
+
+// actionConfig is ActionConfig; namespace "" reads releases in every
+// namespace (Helm's --all-namespaces), for listing only.
+func (c *Client) actionConfig(namespace string) (*action.Configuration, error) {
 	getter := &restClientGetter{
 		config:    c.config,
 		namespace: namespace,

@@ -34,6 +34,14 @@ func Validate(l *Loaded) field.ErrorList {
 	if len(p.Spec.Stages) == 0 {
 		errs = append(errs, field.Required(spec.Child("stages"), "at least one stage is required"))
 	}
+	for i, g := range p.Spec.Checks {
+		cp := spec.Child("checks").Index(i)
+		if g.Soak != nil {
+			errs = append(errs, field.Forbidden(cp.Child("soak"), "a soak is not a check: put it in a stage's gates"))
+			continue
+		}
+		errs = append(errs, validateGate(cp, g)...)
+	}
 	stageNames := map[string]bool{}
 	stepNames := map[string]string{}
 	for i, st := range p.Spec.Stages {

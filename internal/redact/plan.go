@@ -96,16 +96,23 @@ func PlanSpec(spec v1alpha1.UpgradePlanSpec) v1alpha1.UpgradePlanSpec {
 		for j := range st.Steps {
 			step(&st.Steps[j])
 		}
-		st.Gates = slices.Clone(st.Gates)
-		for j := range st.Gates {
-			if h := st.Gates[j].HTTP; h != nil {
-				c := *h
-				c.URL = URL(h.URL)
-				st.Gates[j].HTTP = &c
-			}
+		st.Gates = gates(st.Gates)
+	}
+	out.Checks = gates(spec.Checks)
+	return out
+}
+
+// gates is a copy of gs whose http gates' URLs went through [URL].
+func gates(gs []v1alpha1.Gate) []v1alpha1.Gate {
+	gs = slices.Clone(gs)
+	for j := range gs {
+		if h := gs[j].HTTP; h != nil {
+			c := *h
+			c.URL = URL(h.URL)
+			gs[j].HTTP = &c
 		}
 	}
-	return out
+	return gs
 }
 
 // step redacts a copy of s's kind in place of it.

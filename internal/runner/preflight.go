@@ -48,30 +48,52 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 			}
 		}
 		for j, g := range st.Gates {
-			gp := field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).String()
-			switch {
-			case g.PodsRunning != nil:
-				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, g.PodsRunning.Namespace, gp)
-			case g.PVCsBound != nil:
-				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, g.PVCsBound.Namespace, gp)
-			case g.NodesReady != nil:
-				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, "", gp)
-			}
-			if g.Ready != nil {
-				path := field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).Child("ready")
-				gvk := schema.FromAPIVersionAndKind(g.Ready.APIVersion, g.Ready.Kind)
-				if gvr, _, ok := pf.resource(ctx, path, gvk); ok {
-					for _, verb := range []string{"get", "list", "watch"} {
-						pf.need(verb, gvr, g.Ready.Namespace, path.String())
-					}
-					pf.workloadReads(gvk, g.Ready.Namespace, path.String())
-				}
-			}
+			pf.gate(ctx, field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j), g)
 		}
+	}
+	for i, g := range p.Plan.Spec.Checks {
+		pf.gate(ctx, field.NewPath("spec").Child("checks").Index(i), g)
 	}
 	pf.runNeeds(ctx)
 	pf.reviewAccess(ctx)
 	return pf.errs
+}
+
+// gate checks what a gate (or a check) reads: its kind served, its
+// reads allowed. A ready gate with ifServed on a kind the cluster does not
+// serve reads nothing.
+func (pf *preflight) gate(ctx context.Context, path *field.Path, g v1alpha1.Gate) {
+	gp := path.String()
+	switch {
+	case g.PodsRunning != nil:
+		pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, g.PodsRunning.Namespace, gp)
+	case g.PVCsBound != nil:
+		pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, g.PVCsBound.Namespace, gp)
+	case g.NodesReady != nil:
+		pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, "", gp)
+	case g.HelmReleases != nil:
+		pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, g.HelmReleases.Namespace, gp)
+	}
+	if g.Ready == nil {
+		return
+	}
+	rp := path.Child("ready")
+	gvk := schema.FromAPIVersionAndKind(g.Ready.APIVersion, g.Ready.Kind)
+	if g.Ready.IfServed && !pf.served(gvk) {
+		return
+	}
+	if gvr, _, ok := pf.resource(ctx, rp, gvk); ok {
+		for _, verb := range []string{"get", "list", "watch"} {
+			pf.need(verb, gvr, g.Ready.Namespace, rp.String())
+		}
+		pf.workloadReads(gvk, g.Ready.Namespace, rp.String())
+	}
+}
+
+// served tells whether the cluster serves the kind now.
+func (pf *preflight) served(gvk schema.GroupVersionKind) bool {
+	_, err := pf.s.deps.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil
 }
 
 type accessKey struct {

@@ -26,7 +26,10 @@ var _ records = (*runstore.Store)(nil)
 // with this plan (engine.DecideApply) and records the start of what it
 // decided. drive tells whether the run is to be driven on; a refusal is
 // an error wrapping ErrRefused, and nothing is written for it.
-func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string)) (out *Outcome, drive bool, err error) {
+//
+// check runs the plan's health checks (spec.checks) when a run starts or
+// starts over, before anything is written; nil checks nothing.
+func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string), check func(context.Context) error) (out *Outcome, drive bool, err error) {
 	existing, err := store.Get(ctx, p.Plan.Name)
 	if errors.Is(err, runstore.ErrNotFound) {
 		existing, err = nil, nil
@@ -51,6 +54,13 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		return out, false, fmt.Errorf("%w: %s", ErrRefused, dec.Reason)
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, false, nil
+	}
+	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt; starts && check != nil {
+		if err := check(ctx); err != nil {
+			return out, false, err
+		}
+	}
+	switch dec.Verdict {
 	case engine.StartRun:
 		// The plan as written and its sources first, written once into
 		// Secrets of their own: the record, saved on every transition and

@@ -159,7 +159,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 			for _, r := range tt.runs {
 				f.runs[r.Name] = r
 			}
-			out, drive, err := prepare(context.Background(), f, tt.plan, tt.retry, func(string) {})
+			out, drive, err := prepare(context.Background(), f, tt.plan, tt.retry, func(string) {}, nil)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("err = %v, want one saying %q", err, tt.errHas)
@@ -242,4 +242,41 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestChecksRunWhenARunStartsOnly: a failing health check refuses a new
+// run (and a new attempt) before anything is written; a resumed run is not
+// checked again (the cluster is mid-upgrade, its health is the stages').
+func TestChecksRunWhenARunStartsOnly(t *testing.T) {
+	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
+	failing := func(context.Context) error { return fmt.Errorf("%w: node n1 is not Ready", ErrChecksFailed) }
+	for _, tt := range []struct {
+		name    string
+		saved   *v1alpha1.UpgradeRun
+		retry   bool
+		checked bool
+	}{
+		{name: "a new run", checked: true},
+		{name: "a new attempt", saved: saved(plan, v1alpha1.RunRolledBack), retry: true, checked: true},
+		{name: "a resumed run", saved: saved(plan, v1alpha1.RunRunning)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeRecords{runs: map[string]*v1alpha1.UpgradeRun{}}
+			if tt.saved != nil {
+				f.runs[tt.saved.Name] = tt.saved
+			}
+			called := false
+			_, drive, err := prepare(context.Background(), f, plan, tt.retry, func(string) {}, func(ctx context.Context) error { called = true; return failing(ctx) })
+			if called != tt.checked {
+				t.Fatalf("checks called %v, want %v", called, tt.checked)
+			}
+			if tt.checked {
+				if !errors.Is(err, ErrChecksFailed) || !errors.Is(err, ErrRefused) || drive || f.writes() != "" {
+					t.Errorf("err %v, drive %v, writes %q; want a refusal and nothing written", err, drive, f.writes())
+				}
+			} else if err != nil || !drive {
+				t.Errorf("err %v, drive %v; want the run resumed", err, drive)
+			}
+		})
+	}
 }

@@ -10,6 +10,10 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/step"
@@ -24,6 +28,9 @@ type Gate struct {
 	spec    v1alpha1.ReadyGate
 	timeout time.Duration
 	waiter  *kube.Waiter
+	// Mapper tells, for ifServed, a kind the cluster does not serve: the
+	// waiter would wait for it to come.
+	Mapper meta.RESTMapper
 }
 
 var _ step.Gate = (*Gate)(nil)
@@ -39,6 +46,12 @@ func New(spec v1alpha1.ReadyGate, timeout time.Duration, w *kube.Waiter) (*Gate,
 // Check waits until the object (or every match) is Current.
 func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 	s := g.spec
+	if s.IfServed && g.Mapper != nil {
+		gvk := schema.FromAPIVersionAndKind(s.APIVersion, s.Kind)
+		if _, err := g.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version); notServed(err) {
+			return step.Success("the cluster does not serve %s %s: nothing to check (ifServed)", s.APIVersion, s.Kind), nil
+		}
+	}
 	var (
 		h   kube.Health
 		err error
@@ -59,4 +72,9 @@ func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 		return step.Success("%s is Current", kube.ObjectRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}), nil
 	}
 	return step.Success("%s", h.Message), nil
+}
+
+// notServed tells an error that says the cluster has no such kind.
+func notServed(err error) bool {
+	return err != nil && meta.IsNoMatchError(err)
 }

@@ -57,7 +57,7 @@ func TestInvalidPlansAreRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	const stepKinds = "set exactly one step kind: crds, manifests, image, helm, job, recreate, approval or pause"
-	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady or soak"
+	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"
 	// Demo 1.1.0's stages: 0 crds, 1 control-plane (one gate), 2 schema
 	// (a job), 3 addons, 4 approve-data-plane, 5 data-plane (fabric,
 	// ipam and proxy after it; two gates), 6 gateways.

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/gates"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// DefaultCheckTimeout bounds a check whose plan sets no timeout: the
+// cluster is looked at as it is, not waited for as a gate waits for a
+// stage to settle.
+const DefaultCheckTimeout = 30 * time.Second
+
+// ErrChecksFailed: a blocking check of spec.checks failed; the run did
+// not start and nothing changed. It wraps ErrRefused, and a driver may
+// try again later (a node becomes Ready).
+var ErrChecksFailed = fmt.Errorf("%w: the cluster's health checks failed", ErrRefused)
+
+// checks runs the plan's spec.checks once, all of them (so every problem
+// is told at once). Warning and info failures go to Notice; blocking
+// ones make the error.
+func (s *Session) checks(ctx context.Context, p *Resolved) error {
+	var blocking []string
+	for i, g := range p.Plan.Spec.Checks {
+		name := engine.GateName(g, i)
+		res, err := runCheck(ctx, g, s.deps)
+		if err != nil {
+			return fmt.Errorf("spec.checks[%d] (%s): %w", i, name, err)
+		}
+		if res.Outcome == step.Succeeded {
+			continue
+		}
+		line := fmt.Sprintf("spec.checks[%d] %s: %s", i, name, res.Message)
+		switch g.Severity {
+		case v1alpha1.SeverityWarning, v1alpha1.SeverityInfo:
+			s.opts.Notice(redact.Text(fmt.Sprintf("%s (%s): the run goes on", line, g.Severity)))
+		default:
+			blocking = append(blocking, line)
+		}
+	}
+	if len(blocking) > 0 {
+		return fmt.Errorf("%w before any change, nothing was changed:\n  %s", ErrChecksFailed, redact.Text(strings.Join(blocking, "\n  ")))
+	}
+	return nil
+}
+
+func runCheck(ctx context.Context, g v1alpha1.Gate, deps *clients.Set) (step.Result, error) {
+	check, err := gates.New(g, durationOr(g.Timeout, DefaultCheckTimeout), deps)
+	if err != nil {
+		return step.Result{}, err
+	}
+	res, err := check.Check(ctx)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return step.Result{}, err
+	}
+	return res, err
+}
