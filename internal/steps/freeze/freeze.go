@@ -65,7 +65,7 @@ func New(spec v1alpha1.FreezeStep, run, stepName string, timeout time.Duration, 
 	case len(spec.Rules) == 0:
 		return nil, fmt.Errorf("%w: it needs at least one rule", ErrInvalidSpec)
 	}
-	return &Executor{spec: spec, run: run, step: stepName, name: Name(run, stepName), timeout: timeout,
+	return &Executor{spec: spec, run: run, step: stepName, name: Name(runs.Namespace, run, stepName), timeout: timeout,
 		applier: applier, dyn: dyn, runs: runs}, nil
 }
 

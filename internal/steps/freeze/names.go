@@ -24,16 +24,15 @@ const (
 var notNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 
 // Name is the name of the policy, its binding and the probe of one freeze:
-// upshift-freeze-<run>-<step>, or, when that is too long or had to be
-// changed to be a valid name, a prefix of it and a hash of run and step,
-// so two freezes never share a name.
-func Name(run, step string) string {
-	raw := namePrefix + run + "-" + step
-	clean := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(raw), "-"), "-")
-	if clean == raw && len(clean) <= maxNameLen {
-		return clean
-	}
-	sum := sha256.Sum256([]byte(run + "\x00" + step))
+// upshift-freeze-<run>-<step>, made a valid DNS label and cut to fit,
+// then a hash of the runs namespace, the run and the step. Policies are
+// cluster-wide while runs are kept per runs namespace (two drivers with
+// their own namespaces may each have a run of the same name), and names
+// made valid may meet ("a.b", "a-b"): the hash keeps every freeze's name
+// its own, the rest keeps it readable.
+func Name(runsNamespace, run, step string) string {
+	clean := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(namePrefix+run+"-"+step), "-"), "-")
+	sum := sha256.Sum256([]byte(runsNamespace + "\x00" + run + "\x00" + step))
 	keep := min(len(clean), maxNameLen-hashLen-1)
 	return strings.TrimRight(clean[:keep], "-") + "-" + hex.EncodeToString(sum[:])[:hashLen]
 }
