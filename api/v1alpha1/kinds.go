@@ -16,6 +16,8 @@ func (s Step) Kind() string {
 		return "job"
 	case s.Recreate != nil:
 		return "recreate"
+	case s.Freeze != nil:
+		return "freeze"
 	case s.Approval != nil:
 		return "approval"
 	case s.Pause != nil:

@@ -102,8 +102,8 @@ type Stage struct {
 // Step is one action. Exactly one kind field is set (a union, as in
 // Kubernetes APIs).
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.approval), has(self.pause)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, approval or pause",reason=FieldValueRequired
-// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.approval), has(self.pause)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, approval or pause; split this step in two",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval or pause",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval or pause; split this step in two",reason=FieldValueForbidden
 type Step struct {
 	// Name is unique across the plan.
 	// +kubebuilder:validation:MinLength=1
@@ -136,6 +136,8 @@ type Step struct {
 	Job *JobStep `json:"job,omitempty"`
 	// +optional
 	Recreate *RecreateStep `json:"recreate,omitempty"`
+	// +optional
+	Freeze *FreezeStep `json:"freeze,omitempty"`
 	// +optional
 	Approval *ApprovalStep `json:"approval,omitempty"`
 	// +optional
@@ -472,6 +474,55 @@ type RecreateStep struct {
 	// delete (objects no owner re-creates).
 	// +optional
 	From *Source `json:"from,omitempty"`
+}
+
+// FreezeStep denies chosen API operations (Liqo's new peerings and
+// offloads, say) to everyone for the rest of the run, with a
+// ValidatingAdmissionPolicy and its binding (no webhook). The freeze is
+// lifted when the run ends, whatever the outcome (succeeded, failed,
+// rolled back, aborted); a rollback of its stage removes it too. It never
+// applies in the namespace of Upshift's run records.
+type FreezeStep struct {
+	// Rules are the operations denied.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Rules []FreezeRule `json:"rules"`
+	// Namespaces, when set, limit the freeze to objects in these
+	// namespaces (and to these Namespace objects themselves); objects of
+	// cluster-scoped kinds are frozen wherever they are, as Kubernetes'
+	// namespaceSelector does. Empty: every namespace.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Message is what a denied request reads (one line). Default: that
+	// Upshift froze it for the run, until the run ends.
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// FreezeRule names the operations a freeze denies on some resources, as
+// a ValidatingAdmissionPolicy's resource rules do (every version).
+type FreezeRule struct {
+	// APIGroups of the resources: "" is the core group (configmaps,
+	// secrets), "*" every group.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	APIGroups []string `json:"apiGroups"`
+	// Resources are plural resource names (configmaps, foreignclusters),
+	// "*" for all of the groups', "pods/exec" for a subresource.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=253
+	Resources []string `json:"resources"`
+	// Operations denied: CREATE, UPDATE, DELETE or CONNECT.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:Enum=CREATE;UPDATE;DELETE;CONNECT
+	Operations []string `json:"operations"`
 }
 
 // ApprovalStep waits until an operator runs `upshift approve NAME`.

@@ -184,6 +184,8 @@ func describeStep(s v1alpha1.Step) string {
 		return d
 	case s.Recreate != nil:
 		return fmt.Sprintf("re-create %ss matching %q in namespaces %s", strings.ToLower(s.Recreate.Kind), s.Recreate.Selector, s.Recreate.Namespace)
+	case s.Freeze != nil:
+		return describeFreeze(s.Freeze)
 	case s.Approval != nil:
 		return "wait for `upshift approve`"
 	case s.Pause != nil:
@@ -196,6 +198,16 @@ func describeStep(s v1alpha1.Step) string {
 		return d
 	}
 	return "?"
+}
+
+// describeFreeze says what a freeze denies. The message is the plan's
+// own words; printPlan prints the plan redacted.
+func describeFreeze(f *v1alpha1.FreezeStep) string {
+	d := "freeze " + f.Describe() + " until the run ends"
+	if f.Message != "" {
+		d += fmt.Sprintf(" (denied requests read %q)", f.Message)
+	}
+	return d
 }
 
 func describeSource(src v1alpha1.Source) string {

@@ -69,6 +69,7 @@ func Validate(l *Loaded) field.ErrorList {
 			errs = append(errs, validateGate(sp.Child("gates").Index(j), g)...)
 		}
 	}
+	errs = append(errs, validateFreezeReach(spec, p.Spec)...)
 	return errs
 }
 
@@ -86,7 +87,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, helm, job, recreate, approval or pause"
+const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval or pause"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -113,6 +114,10 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Recreate != nil {
 		set++
 		errs = append(errs, validateRecreate(path.Child("recreate"), s.Recreate, base)...)
+	}
+	if s.Freeze != nil {
+		set++
+		errs = append(errs, validateFreeze(path.Child("freeze"), s.Freeze)...)
 	}
 	if s.Approval != nil {
 		set++

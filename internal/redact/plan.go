@@ -141,6 +141,10 @@ func step(s *v1alpha1.Step) {
 			c.From = &from
 		}
 		s.Recreate = &c
+	case s.Freeze != nil:
+		c := *s.Freeze
+		c.Message = Text(c.Message)
+		s.Freeze = &c
 	case s.Helm != nil:
 		c := *s.Helm
 		c.Chart = Chart(c.Chart)

@@ -40,6 +40,8 @@ func secretPlan() v1alpha1.UpgradePlanSpec {
 			{Name: "values-from", Helm: &v1alpha1.HelmStep{Release: "v", Namespace: "n", Chart: "c", Repo: "https://charts.example.com",
 				ValuesFrom: []v1alpha1.ValuesReference{{Kind: "Secret", Name: "db-values"}},
 				Values:     &apiextensionsv1.JSON{Raw: []byte(`{"password":"` + marker + `"}`)}}},
+			{Name: "freeze", Freeze: &v1alpha1.FreezeStep{Rules: []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}},
+				Message: "frozen; see https://bot:" + marker + "@wiki.example.com/upgrade"}},
 		},
 		Gates: []v1alpha1.Gate{{HTTP: &v1alpha1.HTTPGate{URL: "http://u:" + marker + "@127.0.0.1/healthz?token=" + marker}}},
 	}}}
@@ -72,6 +74,7 @@ func TestPlanSpecHidesEverySecret(t *testing.T) {
 		"repo":         steps[5].Helm.Repo,
 		"oci":          steps[6].Helm.Chart,
 		"gate":         got.Stages[0].Gates[0].HTTP.URL,
+		"freeze":       steps[9].Freeze.Message,
 	} {
 		if c == "" || strings.Contains(c, marker) {
 			t.Errorf("%s shown as %q", name, c)

@@ -20,6 +20,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
+	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	"github.com/upshift-dev/upshift/internal/steps/job"
 	"github.com/upshift-dev/upshift/internal/steps/wait"
 )
@@ -40,6 +41,8 @@ type actor struct {
 	backups *backup.Client
 	// readyTimeout bounds the wait for restored workloads.
 	readyTimeout time.Duration
+	// runs is the runs namespace and the driver's client (freeze steps).
+	runs freeze.Runs
 }
 
 var _ engine.Actor = (*actor)(nil)
@@ -77,6 +80,19 @@ func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 // executor builds a step's executor. r is the run as the action sees it
 // (nil when only listing targets).
 func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, error) {
+	in := a.input(r, stage, i)
+	if s := in.Spec; s.Helm != nil {
+		var err error
+		if in.Chart, in.Values, err = a.plan.helmInputs(stage, i); err != nil {
+			return nil, fmt.Errorf("step %q: %w", s.Name, err)
+		}
+	}
+	return steps.New(in, a.deps)
+}
+
+// input is what a step's executor is built from, besides a helm step's
+// chart and values.
+func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
 	in := steps.Input{
 		Spec:    s,
@@ -84,17 +100,13 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
 		Attempt: attemptOf(r),
 		Waits:   wait.Options{Approvals: a.approvals, Poll: a.poll, NoWait: a.noWait},
+		Run:     a.plan.Plan.Name, // a run is named after its plan
+		Runs:    a.runs,
 	}
 	if r != nil && r.Status.Stages[stage].Steps[i].StartedAt != nil {
 		in.Started = r.Status.Stages[stage].Steps[i].StartedAt.Time
 	}
-	if s.Helm != nil {
-		var err error
-		if in.Chart, in.Values, err = a.plan.helmInputs(stage, i); err != nil {
-			return nil, fmt.Errorf("step %q: %w", s.Name, err)
-		}
-	}
-	return steps.New(in, a.deps)
+	return in
 }
 
 // approvals reads a step's approval from the saved run: operators write

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/plan"
 )
 
 // Preflight checks a resolved plan against the cluster before any change:
@@ -29,6 +30,7 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
+			pf.at = &stepAt{stage: i, index: j}
 			switch {
 			case step.CRDs != nil:
 				pf.objects(ctx, path.Child("crds"), p.objectsFor(i, j))
@@ -45,8 +47,11 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 				pf.helm(ctx, path.Child("helm"), i, j, step.Helm)
 			case step.Recreate != nil:
 				pf.recreate(ctx, path.Child("recreate"), step.Recreate, p.objectsFor(i, j))
+			case step.Freeze != nil:
+				pf.freeze(ctx, path.Child("freeze"), step.Freeze)
 			}
 		}
+		pf.at = nil
 		for j, g := range st.Gates {
 			pf.gate(ctx, field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j), g)
 		}
@@ -55,6 +60,7 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 		pf.gate(ctx, field.NewPath("spec").Child("checks").Index(i), g)
 	}
 	pf.runNeeds(ctx)
+	pf.freezeReach()
 	pf.reviewAccess(ctx)
 	return pf.errs
 }
@@ -116,6 +122,11 @@ type preflight struct {
 	// not served.
 	minor                  int
 	minorKnown, minorAsked bool
+	// at is the step whose needs are being listed (nil for gates and the
+	// run's own); writes are the steps' writes, which freezes must leave
+	// alone.
+	at     *stepAt
+	writes []stepWrite
 }
 
 type plannedKind struct {
@@ -341,6 +352,9 @@ func (pf *preflight) plannedVersion(gvk schema.GroupVersionKind, ns, name string
 func (pf *preflight) need(verb string, gvr schema.GroupVersionResource, ns, what string) {
 	k := accessKey{verb: verb, gvr: gvr, namespace: ns}
 	pf.access[k] = append(pf.access[k], what)
+	if op := admissionOperation[verb]; op != "" && pf.at != nil {
+		pf.writes = append(pf.writes, stepWrite{at: *pf.at, w: plan.Write{Group: gvr.Group, Resource: gvr.Resource, Namespace: ns, Operation: op}})
+	}
 }
 
 // runNeeds are the writes every run makes: its record and backups

@@ -37,7 +37,7 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 	for _, verb := range []string{"get", "list", "create", "update", "delete"} {
 		pf.need(verb, secrets, h.Namespace, what+": the release's records")
 	}
-	a := &actor{plan: pf.p, deps: pf.s.deps}
+	a := &actor{plan: pf.p, deps: pf.s.deps, runs: pf.s.runs()}
 	ex, err := a.executor(nil, stage, i)
 	if err != nil {
 		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), err.Error()))

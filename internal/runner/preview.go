@@ -43,7 +43,7 @@ type StepPreview struct {
 // now, not as the earlier stages will leave it: objects that depend on
 // them carry a note instead of a diff.
 func (s *Session) Preview(ctx context.Context, p *Resolved) (*PlanPreview, error) {
-	a := &actor{plan: p, deps: s.deps}
+	a := &actor{plan: p, deps: s.deps, runs: s.runs()}
 	out := &PlanPreview{Plan: p.Plan.Name, Version: p.Plan.Spec.Version}
 	for i, st := range p.Plan.Spec.Stages {
 		sp := StagePreview{Name: st.Name, Steps: make([]StepPreview, len(st.Steps))}

@@ -48,6 +48,10 @@ type saver struct {
 	// onAbort is called when the saved run carries an abort request from
 	// another process.
 	onAbort func()
+	// beforeEnd undoes what lasts only for the run (its freezes) before
+	// the run is saved as ended: killed in between, the run resumes and
+	// ends again, so an ended run never leaves it behind.
+	beforeEnd func(ctx context.Context, r *v1alpha1.UpgradeRun) error
 }
 
 var _ engine.Saver = (*saver)(nil)
@@ -62,6 +66,11 @@ func newSaver(store *runstore.Store, leaseCtx context.Context, r *v1alpha1.Upgra
 func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	if err := s.leaseCtx.Err(); err != nil {
 		return fmt.Errorf("not saving run %s: %w", r.Name, context.Cause(s.leaseCtx))
+	}
+	if s.beforeEnd != nil && ended(r.Status.Phase) {
+		if err := s.beforeEnd(s.leaseCtx, r); err != nil {
+			return fmt.Errorf("run %s not saved as %s: %w; apply resumes it and ends it again", r.Name, r.Status.Phase, err)
+		}
 	}
 	err := s.store.Save(s.leaseCtx, r)
 	if errors.Is(err, runstore.ErrConflict) {

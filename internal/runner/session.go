@@ -16,6 +16,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/steps/freeze"
 )
 
 // DefaultNamespace keeps runs, backups and the lease.
@@ -298,18 +299,23 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	defer stopOnSignal()
 	go s.watchAbort(actCtx, run.Name, func() { cancel(ErrAborted) })
 
-	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	// The run's waits share one informer cache, stopped with the run.
 	deps, closeCache := s.deps.WithCache()
 	defer closeCache()
+	a := &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
+		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
+	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
+	saver.beforeEnd = a.finish
 	drv := &engine.Driver{
-		Actor: &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
-			plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout},
+		Actor:   a,
 		Saver:   saver,
 		Now:     time.Now,
 		Observe: s.opts.Observe,
 	}
-	err := drv.Drive(actCtx, run)
+	err := a.reinstate(actCtx, run, s.opts.Notice)
+	if err == nil {
+		err = drv.Drive(actCtx, run)
+	}
 	if err == nil {
 		s.prune(held.Context(), run.Name)
 		return out, nil
@@ -339,6 +345,12 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 		out.Stopped = err
 	}
 	return out, nil
+}
+
+// runs is the runs namespace and the driver's client, which freeze steps
+// leave alone and probe with.
+func (s *Session) runs() freeze.Runs {
+	return freeze.Runs{Namespace: s.opts.Namespace, Client: s.cs}
 }
 
 // watchAbort polls the saved run for an abort request from another

@@ -67,6 +67,18 @@ type Executor interface {
 	Run(ctx context.Context) (Result, error)
 }
 
+// Finisher is an executor whose change lasts only as long as its run (a
+// freeze). Finish undoes it once the run has ended, whatever the outcome
+// (succeeded, failed, rolled back, aborted): the driver calls it before it
+// saves the run as ended, so an ended run never leaves it behind, even
+// when the process is killed in between. It is idempotent: what is undone
+// already is success. A run that goes on after it ended (a retry, a
+// resumed abort) runs the succeeded step again (Run is idempotent), so the
+// change holds for the rest of the run.
+type Finisher interface {
+	Finish(ctx context.Context) error
+}
+
 // Gate checks health after a stage's steps.
 type Gate interface {
 	// Check waits, within the gate's timeout, until the condition holds

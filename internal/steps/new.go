@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
+	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/job"
@@ -24,7 +25,7 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, approval or pause)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval or pause)")
 
 // Input is everything a step's executor is built from, besides the
 // shared clients.
@@ -47,6 +48,12 @@ type Input struct {
 	Attempt step.RunAttempt
 	// Waits is what approval and pause steps read and how they wait.
 	Waits wait.Options
+	// Run is the run's name, which is its plan's (known before the run
+	// starts, for previews): a freeze names its objects by it.
+	Run string
+	// Runs is the runs namespace and its writer's client: a freeze
+	// leaves that namespace alone and proves itself in force there.
+	Runs freeze.Runs
 }
 
 // New builds the executor of one step: the one place where a plan's step
@@ -58,7 +65,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Approval != nil, s.Pause != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil} {
 		if set {
 			kinds++
 		}
@@ -85,6 +92,8 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 			return nil, fmt.Errorf("step %q: the chart is not saved with the run: apply the plan again to save it", s.Name)
 		}
 		e, err = helmstep.New(*s.Helm, in.Chart, in.Values, timeout, HelmClients(d))
+	case s.Freeze != nil:
+		e, err = freeze.New(*s.Freeze, in.Run, s.Name, timeout, d.Applier, d.Dynamic, in.Runs)
 	case s.Approval != nil, s.Pause != nil:
 		e, err = wait.New(s, in.Started, in.Waits)
 	default:
@@ -100,4 +109,22 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 // release) uses.
 func HelmClients(d *clients.Set) helmstep.Clients {
 	return helmstep.Clients{Helm: d.Helm, Waiter: d.Waiter, Mapper: d.Mapper}
+}
+
+// NewFinisher builds the step.Finisher of a step whose kind has one (a
+// freeze), nil for the other kinds. It needs none of the run's sources,
+// so a run whose sources cannot be read is still finished.
+func NewFinisher(in Input, d *clients.Set) (step.Finisher, error) {
+	if in.Spec.Freeze == nil {
+		return nil, nil
+	}
+	e, err := New(in, d)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := e.(step.Finisher)
+	if !ok {
+		return nil, fmt.Errorf("step %q: its executor %T cannot finish", in.Spec.Name, e)
+	}
+	return f, nil
 }

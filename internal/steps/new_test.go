@@ -13,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
+	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	"github.com/upshift-dev/upshift/internal/steps/image"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
 	"github.com/upshift-dev/upshift/internal/steps/recreate"
@@ -28,6 +29,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	frozen := &v1alpha1.FreezeStep{Rules: []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}}}
 	img := &v1alpha1.ImageStep{Kind: "Deployment", Namespace: "demo", Name: "web", Images: map[string]string{"web": "web:v2"}}
 	tests := []struct {
 		name    string
@@ -44,6 +46,8 @@ func TestNew(t *testing.T) {
 		{name: "bad image", s: v1alpha1.Step{Name: "i", Image: &v1alpha1.ImageStep{Kind: "Job"}}, wantErr: image.ErrInvalidSpec},
 		{name: "recreate", s: v1alpha1.Step{Name: "r", Recreate: &v1alpha1.RecreateStep{APIVersion: "v1", Kind: "Pod", Namespace: "t-*"}}, check: func(e any) bool { _, ok := e.(*recreate.Executor); return ok }},
 		{name: "pause", s: v1alpha1.Step{Name: "p", Pause: &v1alpha1.PauseStep{Duration: metav1.Duration{Duration: time.Second}}}, check: func(e any) bool { _, ok := e.(*wait.Step); return ok }},
+		{name: "freeze", s: v1alpha1.Step{Name: "f", Freeze: frozen}, check: func(e any) bool { _, ok := e.(*freeze.Executor); return ok }},
+		{name: "freeze without rules", s: v1alpha1.Step{Name: "f", Freeze: &v1alpha1.FreezeStep{}}, wantErr: freeze.ErrInvalidSpec},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +55,7 @@ func TestNew(t *testing.T) {
 			if tt.name == "crds" {
 				objs = nil
 			}
-			e, err := New(Input{Spec: tt.s, Objects: objs}, d)
+			e, err := New(Input{Spec: tt.s, Objects: objs, Run: "shop-2", Runs: freeze.Runs{Namespace: "upshift-system"}}, d)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "step \""+tt.s.Name+"\"") {
 					t.Fatalf("New = %v, want %v naming the step", err, tt.wantErr)
@@ -65,5 +69,24 @@ func TestNew(t *testing.T) {
 				t.Fatalf("New = %T, %v", e, err)
 			}
 		})
+	}
+}
+
+// Only a freeze has a Finisher; the other kinds are not even built (a
+// helm step without its chart would fail to).
+func TestNewFinisher(t *testing.T) {
+	d, err := clients.New(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := freeze.Runs{Namespace: "upshift-system"}
+	frozen := &v1alpha1.FreezeStep{Rules: []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}}}
+	f, err := NewFinisher(Input{Spec: v1alpha1.Step{Name: "f", Freeze: frozen}, Run: "shop-2", Runs: runs}, d)
+	if _, ok := f.(*freeze.Executor); !ok || err != nil {
+		t.Fatalf("freeze: NewFinisher = %T, %v", f, err)
+	}
+	f, err = NewFinisher(Input{Spec: v1alpha1.Step{Name: "h", Helm: &v1alpha1.HelmStep{Release: "r"}}, Run: "shop-2", Runs: runs}, d)
+	if f != nil || err != nil {
+		t.Fatalf("helm: NewFinisher = %v, %v; want nothing to finish", f, err)
 	}
 }

@@ -103,6 +103,10 @@ func controllerMustNot(ns string) []check {
 		{verb: "get", resource: "namespaces"},
 		{verb: "create", group: "apps", resource: "deployments", namespace: ns},
 		{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions"},
+		// A freeze step's policy is written and deleted as the plan's
+		// ServiceAccount, never as the controller.
+		{verb: "create", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies"},
+		{verb: "delete", group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicybindings"},
 		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles"},
 		{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles"},
 		{verb: "create", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: ns},
