@@ -38,6 +38,8 @@ func (g Gate) Kind() string {
 		return "pvcsBound"
 	case g.NodesReady != nil:
 		return "nodesReady"
+	case g.EnvKept != nil:
+		return "envKept"
 	case g.Soak != nil:
 		return "soak"
 	}

@@ -60,6 +60,7 @@ func Validate(l *Loaded) field.ErrorList {
 		for j, g := range st.Gates {
 			errs = append(errs, validateGate(sp.Child("gates").Index(j), g)...)
 		}
+		errs = append(errs, validateEnvKeptStage(sp, st)...)
 	}
 	return errs
 }

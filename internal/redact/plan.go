@@ -96,6 +96,8 @@ func PlanSpec(spec v1alpha1.UpgradePlanSpec) v1alpha1.UpgradePlanSpec {
 		for j := range st.Steps {
 			step(&st.Steps[j])
 		}
+		// Of the gates, only http ones carry a secret (in the URL): an
+		// envKept gate lists variable names, never their values.
 		st.Gates = slices.Clone(st.Gates)
 		for j := range st.Gates {
 			if h := st.Gates[j].HTTP; h != nil {

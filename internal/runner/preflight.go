@@ -14,18 +14,21 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // Preflight checks a resolved plan against the cluster before any change:
 // every kind is served (or defined by a CRD in the plan; a kind that
 // Kubernetes removed is named with its replacement), no CRD drops a
 // version its live copy still stores, every namespace and workload and
-// container exists (or the plan creates it), and the credentials may do
+// container exists (or the plan creates it), every envKept gate's
+// workload is one its stage changes (so the stage's backup holds it), and
+// the credentials may do
 // every write the plan needs (a SelfSubjectRulesReview per namespace,
 // access reviews where its rules are incomplete). It reports every
 // problem at once. It writes nothing but those reviews.
 func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
-	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}}
+	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -56,6 +59,9 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, g.PVCsBound.Namespace, gp)
 			case g.NodesReady != nil:
 				pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, "", gp)
+			}
+			if g.EnvKept != nil {
+				pf.envKept(ctx, field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).Child("envKept"), i, g.EnvKept)
 			}
 			if g.Ready != nil {
 				path := field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j).Child("ready")
@@ -90,6 +96,9 @@ type preflight struct {
 	// crdsSeen are the CRDs whose first write in the plan was compared
 	// with the live one.
 	crdsSeen map[string]bool
+	// targets are each stage's objects, as its backup takes them, listed
+	// once for its envKept gates (nil: not listable).
+	targets map[int][]step.Ref
 	// minor is the cluster's Kubernetes minor, asked once when a kind is
 	// not served.
 	minor                  int
