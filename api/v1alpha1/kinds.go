@@ -42,6 +42,8 @@ func (g Gate) Kind() string {
 		return "nodesReady"
 	case g.HelmReleases != nil:
 		return "helmReleases"
+	case g.EnvKept != nil:
+		return "envKept"
 	case g.Soak != nil:
 		return "soak"
 	}

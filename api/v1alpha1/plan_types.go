@@ -71,7 +71,7 @@ type UpgradePlanSpec struct {
 	// the run goes on; an info one is shown only. A soak is not a check.
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule=`self.all(g, !has(g.soak))`,message="a soak is not a check: put it in a stage's gates"
+	// +kubebuilder:validation:XValidation:rule=`self.all(g, !has(g.soak) && !has(g.envKept))`,message="a soak or an envKept gate is not a check: put it in a stage's gates"
 	Checks []Gate `json:"checks,omitempty"`
 	// Stages run in order; each is backed up before and gated after.
 	// +listType=map
@@ -223,7 +223,7 @@ type ImageStep struct {
 
 // Gate is a health check after a stage's steps. Exactly one kind is set.
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.helmReleases), has(self.soak)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"
+// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.helmReleases), has(self.envKept), has(self.soak)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"
 type Gate struct {
 	// Timeout bounds the gate. Default 2m.
 	// +kubebuilder:validation:Type=string
@@ -249,6 +249,8 @@ type Gate struct {
 	NodesReady *NodesReadyGate `json:"nodesReady,omitempty"`
 	// +optional
 	HelmReleases *HelmReleasesGate `json:"helmReleases,omitempty"`
+	// +optional
+	EnvKept *EnvKeptGate `json:"envKept,omitempty"`
 	// +optional
 	Soak *SoakGate `json:"soak,omitempty"`
 }
@@ -316,6 +318,39 @@ type NodesReadyGate struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	MinReady *int32 `json:"minReady,omitempty"`
+}
+
+// EnvKeptGate passes when a container of a workload has the environment
+// variables it had before the stage: each of Names (every variable, when
+// Names is empty) with the same value, or the same valueFrom, as the
+// stage's backup holds the workload. It belongs in the stage whose steps
+// change the workload: only that stage's backup holds it (preflight
+// refuses it elsewhere). A rollback of the stage verifies the same
+// variables. Messages name the variables and how they changed, never
+// their values.
+type EnvKeptGate struct {
+	// Kind is Deployment, DaemonSet or StatefulSet.
+	// +kubebuilder:validation:Enum=Deployment;DaemonSet;StatefulSet
+	Kind string `json:"kind"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Container is the name of a container (or init container) of the
+	// workload's pod template.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Container string `json:"container"`
+	// Names are the variables that must be kept, e.g. POD_NAMESPACE,
+	// CLUSTER_ID. Empty: every variable the container had or has.
+	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=set
+	// +optional
+	Names []string `json:"names,omitempty"`
 }
 
 // ReadyGate passes when the object (or every object the selector matches)

@@ -209,6 +209,9 @@ func TestUpgradesTargetTheInstalledPlatform(t *testing.T) {
 				}
 			}
 			for i, g := range st.Gates {
+				if k := g.EnvKept; k != nil {
+					envKeptHolds(t, v, installed, k)
+				}
 				if g.Ready == nil {
 					continue
 				}
@@ -218,6 +221,35 @@ func TestUpgradesTargetTheInstalledPlatform(t *testing.T) {
 			}
 		}
 	}
+}
+
+// envKeptHolds: the gate's workload and container exist in 1.0.0, and
+// 1.0.0 sets every variable it names (a misspelt name would pass as
+// "unset before and after").
+func envKeptHolds(t *testing.T, v string, installed []*unstructured.Unstructured, k *v1alpha1.EnvKeptGate) {
+	t.Helper()
+	w := find(installed, k.Kind, k.Namespace, k.Name)
+	if w == nil {
+		t.Errorf("%s envKept gate: 1.0.0 has no %s %s/%s", v, k.Kind, k.Namespace, k.Name)
+		return
+	}
+	for _, c := range containers(t, w) {
+		if c["name"] != k.Container {
+			continue
+		}
+		set := map[string]bool{}
+		env, _ := c["env"].([]any)
+		for _, e := range env {
+			set[e.(map[string]any)["name"].(string)] = true
+		}
+		for _, n := range k.Names {
+			if !set[n] {
+				t.Errorf("%s envKept gate: container %s of %s %s/%s does not set %s", v, k.Container, k.Kind, k.Namespace, k.Name, n)
+			}
+		}
+		return
+	}
+	t.Errorf("%s envKept gate: %s %s/%s has no container %q", v, k.Kind, k.Namespace, k.Name, k.Container)
 }
 
 func matches(t *testing.T, objs []*unstructured.Unstructured, g *v1alpha1.ReadyGate) int {

@@ -37,6 +37,21 @@ func (s *Snapshot) Counts() (objects, absent int) {
 	return objects, absent
 }
 
+// Held returns what the snapshot holds for ref, matched by group, kind,
+// namespace and name (a step may name apps/v1 where a gate names the same
+// object otherwise): held is false when no entry names it, obj nil when
+// one does but the object did not exist. A gate reads a stage's snapshot
+// through it (gates.Before).
+func (s *Snapshot) Held(ref step.Ref) (obj *unstructured.Unstructured, held bool) {
+	gk := ref.GroupVersionKind().GroupKind()
+	for _, e := range s.Entries {
+		if e.Ref.GroupVersionKind().GroupKind() == gk && e.Ref.Namespace == ref.Namespace && e.Ref.Name == ref.Name {
+			return e.Object, true
+		}
+	}
+	return nil, false
+}
+
 // takeReads bounds the GETs Take has in flight: a stage of 28 CRDs is
 // read in the time of 4, without flooding the API server.
 const takeReads = 8

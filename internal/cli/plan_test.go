@@ -12,7 +12,7 @@ func TestPlanPrintsStagesOfAValidPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"plan demo-1.1.0: target version 1.1.0, 2 stage(s)", "checked the file only", "1. stage crds", "step controller-manager: set images of Deployment demo-system/demo-controller-manager: manager=example.com/demo/controller:1.1.0", "gate http http://127.0.0.1:9000/healthz"} {
+	for _, want := range []string{"plan demo-1.1.0: target version 1.1.0, 2 stage(s)", "checked the file only", "1. stage crds", "step controller-manager: set images of Deployment demo-system/demo-controller-manager: manager=example.com/demo/controller:1.1.0", "gate http http://127.0.0.1:9000/healthz", "gate envKept deployment demo-system/demo-controller-manager container manager: POD_NAMESPACE, CLUSTER_ID"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

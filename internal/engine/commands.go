@@ -71,6 +71,8 @@ func GateName(g v1alpha1.Gate, i int) string {
 			return "pvcsBound in " + g.PVCsBound.Namespace
 		}
 		return fmt.Sprintf("pvcsBound %q in %s", g.PVCsBound.Selector, g.PVCsBound.Namespace)
+	case g.EnvKept != nil:
+		return envKeptName(g.EnvKept)
 	case g.Soak != nil:
 		return "soak " + g.Soak.Duration.Duration.String()
 	case g.HelmReleases != nil:

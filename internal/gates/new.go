@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/gates/envkept"
 	"github.com/upshift-dev/upshift/internal/gates/helmreleases"
 	"github.com/upshift-dev/upshift/internal/gates/http"
 	"github.com/upshift-dev/upshift/internal/gates/nodesready"
@@ -20,11 +21,22 @@ import (
 const DefaultTimeout = 2 * time.Minute
 
 // ErrInvalidGate: a gate sets no kind, or more than one.
-var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound, nodesReady or helmReleases)")
+var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or envKept)")
+
+// Before is the stage's backup as a gate reads it (an envKept gate
+// compares with it). The runner passes the stage's snapshot; a gate never
+// imports the backup package nor the steps.
+type Before = envkept.Before
+
+// NeedsBefore tells whether the gate compares with the stage's backup, so
+// that the runner loads it only then.
+func NeedsBefore(g v1alpha1.Gate) bool { return g.EnvKept != nil }
 
 // New builds the check of one gate. timeout is the gate's timeout; zero
-// means DefaultTimeout. An http gate's own timeout, if set, wins.
-func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, error) {
+// means DefaultTimeout. An http gate's own timeout, if set, wins. before
+// is the stage's backup, needed by the gates NeedsBefore names (nil for
+// the others).
+func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set, before Before) (step.Gate, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -56,6 +68,9 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, err
 	case g.HelmReleases != nil:
 		kind = "helmReleases"
 		gate, err = nonNil(helmreleases.New(*g.HelmReleases, timeout, d.Helm))
+	case g.EnvKept != nil:
+		kind = "envKept"
+		gate, err = nonNil(envkept.New(*g.EnvKept, timeout, before, d.Dynamic))
 	default:
 		kind = "nodesReady"
 		gate, err = nonNil(nodesready.New(*g.NodesReady, timeout, d.Clientset))
@@ -69,7 +84,7 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set) (step.Gate, err
 // kinds counts the kinds a gate sets.
 func kinds(g v1alpha1.Gate) int {
 	n := 0
-	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil, g.HelmReleases != nil} {
+	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil, g.HelmReleases != nil, g.EnvKept != nil} {
 		if set {
 			n++
 		}

@@ -26,6 +26,8 @@ const (
 	maxHelmValuesFromCount = 32
 	maxObjectNameLength    = 253 // configMap, secret and valuesFrom names
 	maxDataKeyLength       = 253 // their keys
+	maxEnvKeptNames        = 128 // an envKept gate's names
+	maxEnvNameLength       = 253 // each of them
 )
 
 // validateBounds reports every list and name over the CRD's bounds.
@@ -40,6 +42,15 @@ func validateBounds(p *v1alpha1.UpgradePlan) field.ErrorList {
 		errs = append(errs, tooLong(sp.Child("name"), st.Name, maxNameLength)...)
 		errs = append(errs, tooMany(sp.Child("steps"), len(st.Steps), maxStepsPerStage, "spread the steps over more stages")...)
 		errs = append(errs, tooMany(sp.Child("gates"), len(st.Gates), maxGatesPerStage, "gate on fewer, wider selectors")...)
+		for j, g := range st.Gates {
+			if e := g.EnvKept; e != nil {
+				gp := sp.Child("gates").Index(j).Child("envKept", "names")
+				errs = append(errs, tooMany(gp, len(e.Names), maxEnvKeptNames, "leave names out to keep every variable")...)
+				for k, n := range e.Names {
+					errs = append(errs, tooLong(gp.Index(k), n, maxEnvNameLength)...)
+				}
+			}
+		}
 		for j, step := range st.Steps {
 			stp := sp.Child("steps").Index(j)
 			errs = append(errs, tooLong(stp.Child("name"), step.Name, maxNameLength)...)

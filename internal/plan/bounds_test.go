@@ -25,6 +25,7 @@ func TestBoundsMatchTheCRD(t *testing.T) {
 	spec := dig(t, crd, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties")
 	stage := dig(t, spec, "stages", "items", "properties")
 	step := dig(t, stage, "steps", "items", "properties")
+	envKept := dig(t, stage, "gates", "items", "properties", "envKept", "properties")
 	for _, c := range []struct {
 		what string
 		crd  any
@@ -48,6 +49,8 @@ func TestBoundsMatchTheCRD(t *testing.T) {
 		{"configMap key maxLength", dig(t, step, "manifests", "properties", "configMap", "properties", "key", "maxLength"), maxDataKeyLength},
 		{"secret name maxLength", dig(t, step, "job", "properties", "secret", "properties", "name", "maxLength"), maxObjectNameLength},
 		{"secret key maxLength", dig(t, step, "job", "properties", "rollbackJob", "properties", "secret", "properties", "key", "maxLength"), maxDataKeyLength},
+		{"envKept names maxItems", dig(t, envKept, "names", "maxItems"), maxEnvKeptNames},
+		{"envKept names items maxLength", dig(t, envKept, "names", "items", "maxLength"), maxEnvNameLength},
 	} {
 		if fmt.Sprint(c.crd) != fmt.Sprint(c.cli) {
 			t.Errorf("%s: the CRD says %v, the CLI %d", c.what, c.crd, c.cli)

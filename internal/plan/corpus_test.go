@@ -66,8 +66,10 @@ var invalidCorpus = []struct {
 	{file: "image-empty-container-name.yaml", wants: []want{{"spec.stages[0].steps[0].image.images", "empty container name: key each image by its container's name"}}},
 	{file: "image-bad-reference.yaml", wants: []want{{"spec.stages[0].steps[0].image.images[proxy]", `"example.com/demo/proxy 1.1.0": not a valid image reference`}}},
 	{file: "cafile-and-insecure.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set caFile or insecureSkipVerify, not both"}}},
-	{file: "gate-no-kind.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"}}},
-	{file: "gate-two-kinds.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"}}},
+	{file: "gate-no-kind.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"}}},
+	{file: "gate-two-kinds.yaml", wants: []want{{"spec.stages[0].gates[0]", "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"}}},
+	{file: "envkept-gate-other-stage.yaml", wants: []want{{"spec.stages[1].gates[0].envKept",
+		`"deployment demo-system/demo-controller-manager": no step of stage "data-plane" changes it, so the stage's backup does not hold it: put the envKept gate in the stage that changes the workload`}}},
 	{file: "ready-gate-name-and-selector.yaml", wants: []want{{"spec.stages[0].gates[0].ready", "set exactly one of name or selector"}}},
 	// The parser's message says what is wrong; ours adds what a selector looks like.
 	{file: "ready-gate-bad-selector.yaml", wants: []want{
@@ -177,7 +179,7 @@ func TestExplainDecode(t *testing.T) {
 		{"keys match ignoring case, as encoding/json does", "spec: {Version: 1.0.0, stages: [{name: a, stepz: []}]}",
 			[]string{`spec.stages[0].stepz: unknown field "stepz": did you mean "steps"? the fields here are name, steps, gates`}},
 		{"a far-off name gets the list only", "spec: {stages: [{name: a, gates: [{readiness: {}}]}]}",
-			[]string{`spec.stages[0].gates[0].readiness: unknown field "readiness": the fields here are timeout, severity, ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, soak`}},
+			[]string{`spec.stages[0].gates[0].readiness: unknown field "readiness": the fields here are timeout, severity, ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak`}},
 		{"metadata is checked too; its field list is too long to print", "metadata: {nmae: x}",
 			[]string{`metadata.nmae: unknown field "nmae": did you mean "name"? check the field name against the UpgradePlan schema`}},
 		{"a bool as a string", "spec: {autoRollback: \"no\"}", []string{`spec.autoRollback: must be true or false, not the string "no"`}},

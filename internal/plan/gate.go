@@ -51,6 +51,10 @@ func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
 			}
 		}
 	}
+	if e := g.EnvKept; e != nil {
+		set++
+		errs = append(errs, validateEnvKeptGate(path.Child("envKept"), e)...)
+	}
 	if sk := g.Soak; sk != nil {
 		set++
 		if sk.Duration.Duration <= 0 {
@@ -64,7 +68,7 @@ func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("severity"), g.Severity, []string{"blocking", "warning", "info"}))
 	}
 	if set != 1 {
-		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"))
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"))
 	}
 	return errs
 }

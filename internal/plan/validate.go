@@ -40,6 +40,10 @@ func Validate(l *Loaded) field.ErrorList {
 			errs = append(errs, field.Forbidden(cp.Child("soak"), "a soak is not a check: put it in a stage's gates"))
 			continue
 		}
+		if g.EnvKept != nil {
+			errs = append(errs, field.Forbidden(cp.Child("envKept"), "an envKept gate compares with a stage's backup, which a check has none of: put it in the gates of the stage that changes the workload"))
+			continue
+		}
 		errs = append(errs, validateGate(cp, g)...)
 	}
 	stageNames := map[string]bool{}
@@ -68,6 +72,7 @@ func Validate(l *Loaded) field.ErrorList {
 		for j, g := range st.Gates {
 			errs = append(errs, validateGate(sp.Child("gates").Index(j), g)...)
 		}
+		errs = append(errs, validateEnvKeptStage(sp, st)...)
 	}
 	errs = append(errs, validateFreezeReach(spec, p.Spec)...)
 	return errs

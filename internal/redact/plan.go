@@ -102,7 +102,9 @@ func PlanSpec(spec v1alpha1.UpgradePlanSpec) v1alpha1.UpgradePlanSpec {
 	return out
 }
 
-// gates is a copy of gs whose http gates' URLs went through [URL].
+// gates is a copy of gs whose http gates' URLs went through [URL]: of
+// the gates, only http ones carry a secret (in the URL); an envKept gate
+// lists variable names, never their values.
 func gates(gs []v1alpha1.Gate) []v1alpha1.Gate {
 	gs = slices.Clone(gs)
 	for j := range gs {

@@ -185,7 +185,11 @@ func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 	if g.Soak != nil {
 		return a.soak(ctx, r, stage, i)
 	}
-	check, err := gates.New(g, durationOr(g.Timeout, DefaultGateTimeout), a.deps)
+	before, err := a.before(ctx, r, stage, g)
+	if err != nil {
+		return a.beforeFailed(ctx, err)
+	}
+	check, err := gates.New(g, durationOr(g.Timeout, DefaultGateTimeout), a.deps, before)
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}
@@ -225,6 +229,11 @@ func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) 
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("restore: %w", err))
 	}
+	notBack, err := a.envNotBack(ctx, stage, snap)
+	if err != nil {
+		return a.failed(ctx, fmt.Errorf("verify the variables envKept gates name: %w", err))
+	}
+	rb.Differences = append(rb.Differences, notBack...)
 	o = engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
 	var parts []string
 	parts = append(parts, undone...)

@@ -54,7 +54,7 @@ func (s *Session) checks(ctx context.Context, p *Resolved) error {
 }
 
 func runCheck(ctx context.Context, g v1alpha1.Gate, deps *clients.Set) (step.Result, error) {
-	check, err := gates.New(g, durationOr(g.Timeout, DefaultCheckTimeout), deps)
+	check, err := gates.New(g, durationOr(g.Timeout, DefaultCheckTimeout), deps, nil) // a check has no backup (validation refuses envKept)
 	if err != nil {
 		return step.Result{}, err
 	}

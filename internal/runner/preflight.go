@@ -15,18 +15,21 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // Preflight checks a resolved plan against the cluster before any change:
 // every kind is served (or defined by a CRD in the plan; a kind that
 // Kubernetes removed is named with its replacement), no CRD drops a
 // version its live copy still stores, every namespace and workload and
-// container exists (or the plan creates it), and the credentials may do
+// container exists (or the plan creates it), every envKept gate's
+// workload is one its stage changes (so the stage's backup holds it), and
+// the credentials may do
 // every write the plan needs (a SelfSubjectRulesReview per namespace,
 // access reviews where its rules are incomplete). It reports every
 // problem at once. It writes nothing but those reviews.
 func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
-	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}}
+	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -53,11 +56,11 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 		}
 		pf.at = nil
 		for j, g := range st.Gates {
-			pf.gate(ctx, field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j), g)
+			pf.gate(ctx, field.NewPath("spec").Child("stages").Index(i).Child("gates").Index(j), i, g)
 		}
 	}
 	for i, g := range p.Plan.Spec.Checks {
-		pf.gate(ctx, field.NewPath("spec").Child("checks").Index(i), g)
+		pf.gate(ctx, field.NewPath("spec").Child("checks").Index(i), -1, g)
 	}
 	pf.runNeeds(ctx)
 	pf.freezeReach()
@@ -68,8 +71,14 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 // gate checks what a gate (or a check) reads: its kind served, its
 // reads allowed. A ready gate with ifServed on a kind the cluster does not
 // serve reads nothing.
-func (pf *preflight) gate(ctx context.Context, path *field.Path, g v1alpha1.Gate) {
+//
+// stage is the gate's stage; -1 for a check (spec.checks), which has no
+// backup to compare with (plan validation refuses an envKept check).
+func (pf *preflight) gate(ctx context.Context, path *field.Path, stage int, g v1alpha1.Gate) {
 	gp := path.String()
+	if g.EnvKept != nil && stage >= 0 {
+		pf.envKept(ctx, path.Child("envKept"), stage, g.EnvKept)
+	}
 	switch {
 	case g.PodsRunning != nil:
 		pf.reads(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, g.PodsRunning.Namespace, gp)
@@ -118,6 +127,9 @@ type preflight struct {
 	// crdsSeen are the CRDs whose first write in the plan was compared
 	// with the live one.
 	crdsSeen map[string]bool
+	// targets are each stage's objects, as its backup takes them, listed
+	// once for its envKept gates (nil: not listable).
+	targets map[int][]step.Ref
 	// minor is the cluster's Kubernetes minor, asked once when a kind is
 	// not served.
 	minor                  int

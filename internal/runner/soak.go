@@ -27,6 +27,11 @@ func (a *actor) soak(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 		start = st.Time
 	}
 	until := start.Add(sk.Duration.Duration)
+	// Read once: the backup does not change while the stage soaks.
+	before, err := a.before(ctx, r, stage, spec.Gates...)
+	if err != nil {
+		return a.beforeFailed(ctx, err)
+	}
 	for rounds := 1; ; rounds++ {
 		for j, g := range spec.Gates {
 			if j == i || g.Soak != nil || (g.Severity != "" && g.Severity != v1alpha1.SeverityBlocking) {
@@ -34,7 +39,7 @@ func (a *actor) soak(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 			}
 			// A round's check may wait one interval for its condition: a
 			// blip shorter than that is not a regression.
-			check, err := gates.New(g, interval, a.deps)
+			check, err := gates.New(g, interval, a.deps, before)
 			if err != nil {
 				return engine.Outcome{Message: err.Error()}, nil
 			}

@@ -25,7 +25,7 @@ const notReady = "node-2 (Ready=False: KubeletNotReady: kubelet stopped posting 
 
 // run builds the gate as the engine does and runs it.
 func run(d *clients.Set, spec v1alpha1.NodesReadyGate, timeout time.Duration) (step.Result, time.Duration, error) {
-	g, err := gates.New(v1alpha1.Gate{NodesReady: &spec}, timeout, d)
+	g, err := gates.New(v1alpha1.Gate{NodesReady: &spec}, timeout, d, nil)
 	if err != nil {
 		return step.Result{}, 0, err
 	}

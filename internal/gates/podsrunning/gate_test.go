@@ -71,7 +71,7 @@ func setRestarts(ctx context.Context, cs kubernetes.Interface, ns, name string, 
 
 // run builds the gate as the engine does and runs it.
 func run(e *clienttest.Env, spec v1alpha1.PodsRunningGate, timeout time.Duration) (step.Result, time.Duration, error) {
-	g, err := gates.New(v1alpha1.Gate{PodsRunning: &spec}, timeout, e.Set)
+	g, err := gates.New(v1alpha1.Gate{PodsRunning: &spec}, timeout, e.Set, nil)
 	if err != nil {
 		return step.Result{}, 0, err
 	}

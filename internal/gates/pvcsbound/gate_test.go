@@ -80,7 +80,7 @@ func ptr[T any](v T) *T { return &v }
 // check builds the gate as the engine does and runs it.
 func check(t *testing.T, e *clienttest.Env, spec v1alpha1.PVCsBoundGate, timeout time.Duration) (step.Result, time.Duration) {
 	t.Helper()
-	g, err := gates.New(v1alpha1.Gate{PVCsBound: &spec}, timeout, e.Set)
+	g, err := gates.New(v1alpha1.Gate{PVCsBound: &spec}, timeout, e.Set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,8 @@ func TestInvalidPlansAreRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	const stepKinds = "set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval or pause"
-	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or soak"
-	// Demo 1.1.0's stages: 0 crds, 1 control-plane (one gate), 2 schema
+	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"
+	// Demo 1.1.0's stages: 0 crds, 1 control-plane (gates: ready, envKept), 2 schema
 	// (a job), 3 addons, 4 approve-data-plane, 5 data-plane (fabric,
 	// ipam and proxy after it; two gates), 6 gateways.
 	for _, tc := range []struct {
@@ -146,6 +146,18 @@ func TestInvalidPlansAreRefused(t *testing.T) {
 			edit:   func(s spec) { s.gate(1, 0)["ready"].(map[string]any)["selector"] = "app=x" },
 			server: `spec.stages[1].gates[0].ready: Invalid value: "object": set exactly one of name or selector`,
 			cli:    "spec.stages[1].gates[0].ready: Forbidden: set exactly one of name or selector"},
+		{name: "an envKept gate on a kind without a pod template",
+			edit:   func(s spec) { s.gate(1, 1)["envKept"].(map[string]any)["kind"] = "ConfigMap" },
+			server: `spec.stages[1].gates[1].envKept.kind: Unsupported value: "ConfigMap": supported values: "Deployment", "DaemonSet", "StatefulSet"`,
+			cli:    `spec.stages[1].gates[1].envKept.kind: Unsupported value: "ConfigMap": supported values: "Deployment", "DaemonSet", "StatefulSet"`},
+		{name: "an envKept gate naming a variable twice",
+			edit:   func(s spec) { s.gate(1, 1)["envKept"].(map[string]any)["names"] = []any{"CLUSTER_ID", "CLUSTER_ID"} },
+			server: `spec.stages[1].gates[1].envKept.names[1]: Duplicate value: "CLUSTER_ID"`,
+			cli:    `spec.stages[1].gates[1].envKept.names[1]: Duplicate value: "CLUSTER_ID": list each variable once`},
+		{name: "an envKept gate without a container",
+			edit:   func(s spec) { delete(s.gate(1, 1)["envKept"].(map[string]any), "container") },
+			server: `spec.stages[1].gates[1].envKept.container: Required value`,
+			cli:    `spec.stages[1].gates[1].envKept.container: Required value: the container whose variables are kept`},
 		{name: "an unknown severity",
 			edit:   func(s spec) { s.gate(1, 0)["severity"] = "fatal" },
 			server: `spec.stages[1].gates[0].severity: Unsupported value: "fatal": supported values: "blocking", "warning", "info"`,
