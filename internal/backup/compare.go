@@ -74,6 +74,8 @@ func Compare(snapshot, live *unstructured.Unstructured) (differences, notCompare
 	if isSecret(snapshot) || isSecret(live) {
 		shownA, shownB = redact.Object(a), redact.Object(b)
 	}
+	// What is shown lands in the run's status: env values are hidden too.
+	shownA, shownB = redact.EnvValues(shownA), redact.EnvValues(shownB)
 	var diffs []difference
 	walk("", a.Object, b.Object, shownA.Object, shownB.Object, &diffs)
 	if len(diffs) == 0 {

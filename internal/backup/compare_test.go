@@ -76,7 +76,7 @@ func TestCompare(t *testing.T) {
 			u.SetLabels(map[string]string{"app": "web", "changed": "yes"})
 		}, want: []string{
 			`metadata.labels.changed was <absent> is "yes"`,
-			`spec.template.spec.containers[0].env[1] was <absent> is {"name":"B","value":"2"}`,
+			`spec.template.spec.containers[0].env[1] was <absent> is {"name":"B","value":"<redacted 1 bytes>"}`,
 		}},
 		{name: "field removed", change: func(u *unstructured.Unstructured) {
 			delete(u.Object["spec"].(map[string]any), "replicas")

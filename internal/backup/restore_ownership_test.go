@@ -135,7 +135,7 @@ func TestRestoreVerifyHoldsRegressions(t *testing.T) {
 		t.Fatalf("Restore: %v", err)
 	}
 	wantDiffs := []string{
-		"deployment " + e.ns + `/web: spec.template.spec.containers[0].env[0].value was "blue" is "green"`,
+		"deployment " + e.ns + `/web: spec.template.spec.containers[0].env[0].value was "<redacted 4 bytes>" is "<redacted 5 bytes>"`,
 		"deployment " + e.ns + `/web: spec.template.spec.containers[0].image was "registry.example/web:1.0" is "registry.example/web:2.0"`,
 	}
 	wantNot := []string{"deployment " + e.ns + "/web: spec.replicas was 2 is 3: now managed by hpa-controller (scale), not compared"}

@@ -1,6 +1,12 @@
 package redact
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 func TestURLHidesCredentials(t *testing.T) {
 	for in, want := range map[string]string{
@@ -17,5 +23,25 @@ func TestURLHidesCredentials(t *testing.T) {
 		if got := URL(in); got != want {
 			t.Errorf("URL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestEnvValuesHidesLiteralValuesOnly(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"kind": "CronJob",
+		"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"name": "c", "env": []any{
+				map[string]any{"name": "TOKEN", "value": "s3cr3t"},
+				map[string]any{"name": "FROM", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "db", "key": "password"}}},
+			}}},
+		}}}}},
+	}}
+	out := EnvValues(u)
+	b, _ := json.Marshal(out.Object)
+	if strings.Contains(string(b), "s3cr3t") || !strings.Contains(string(b), "<redacted 6 bytes>") || !strings.Contains(string(b), `"key":"password"`) {
+		t.Errorf("EnvValues = %s", b)
+	}
+	if orig, _ := json.Marshal(u.Object); !strings.Contains(string(orig), "s3cr3t") {
+		t.Error("EnvValues changed its input")
 	}
 }

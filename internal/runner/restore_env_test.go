@@ -126,6 +126,11 @@ func TestRollbackVerifiesTheVariablesEnvKeptNames(t *testing.T) {
 			if !strings.Contains(strings.Join(st.Rollback.NotCompared, "; "), "now managed by sidecar-injector, not compared") {
 				t.Errorf("not compared %q: want the injector's field listed by the restore's own rule", st.Rollback.NotCompared)
 			}
+			for _, d := range st.Rollback.NotCompared {
+				if strings.Contains(d, plantedEnv) || strings.Contains(d, "injected-by-someone") {
+					t.Errorf("a field the restore did not compare shows a variable's value: %s", d)
+				}
+			}
 		})
 	}
 }
