@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -16,7 +15,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/redact"
@@ -35,10 +33,7 @@ type PlatformReconciler struct {
 	session  *runner.Session
 
 	drives *platformDrives
-	wake   chan event.GenericEvent
-	base   context.Context
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
+	drivers
 }
 
 // NewPlatformReconciler builds a PlatformReconciler over the manager's
@@ -49,22 +44,9 @@ func NewPlatformReconciler(c client.Client, cfg *rest.Config, rec record.EventRe
 	if err != nil {
 		return nil, err
 	}
-	base, stop := context.WithCancel(context.Background())
 	return &PlatformReconciler{client: c, config: cfg, recorder: rec, log: log, runner: opts, session: sess,
-		drives: newPlatformDrives(), wake: make(chan event.GenericEvent, 256), base: base, stop: stop}, nil
+		drives: newPlatformDrives(), drivers: newDrivers()}, nil
 }
-
-// Start waits for the manager to stop, then interrupts the drives and
-// waits for their hops to be saved.
-func (r *PlatformReconciler) Start(ctx context.Context) error {
-	<-ctx.Done()
-	r.stop()
-	r.wg.Wait()
-	return nil
-}
-
-// NeedLeaderElection: only the leader drives hops.
-func (r *PlatformReconciler) NeedLeaderElection() bool { return true }
 
 // Reconcile observes a PlatformUpgrade, decides (DecidePlatform), acts,
 // and writes its status (ProjectPlatform).
@@ -156,20 +138,4 @@ func (r *PlatformReconciler) approve(pu *v1alpha1.PlatformUpgrade, st *v1alpha1.
 		return
 	}
 	r.recorder.Event(pu, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s: approved run %s", v1alpha1.AnnotationApprove, value, d.runName()))))
-}
-
-// wakeUp asks for a reconcile; it never blocks a drive except at its end.
-func (r *PlatformReconciler) wakeUp(pu *v1alpha1.PlatformUpgrade, must bool) {
-	ev := event.GenericEvent{Object: pu}
-	if must {
-		select {
-		case r.wake <- ev:
-		case <-r.base.Done():
-		}
-		return
-	}
-	select {
-	case r.wake <- ev:
-	default:
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/metrics"
@@ -42,10 +40,7 @@ type Reconciler struct {
 	session *runner.Session
 
 	drives *drives
-	wake   chan event.GenericEvent
-	base   context.Context
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
+	drivers
 }
 
 // NewReconciler builds a Reconciler over the manager's client.
@@ -55,22 +50,9 @@ func NewReconciler(c client.Client, cfg *rest.Config, rec record.EventRecorder, 
 	if err != nil {
 		return nil, err
 	}
-	base, stop := context.WithCancel(context.Background())
 	return &Reconciler{client: c, config: cfg, recorder: rec, log: log, runner: opts, session: sess,
-		drives: newDrives(), wake: make(chan event.GenericEvent, 256), base: base, stop: stop}, nil
+		drives: newDrives(), drivers: newDrivers()}, nil
 }
-
-// Start waits for the manager to stop, then interrupts the drives and
-// waits for them to save.
-func (r *Reconciler) Start(ctx context.Context) error {
-	<-ctx.Done()
-	r.stop()
-	r.wg.Wait()
-	return nil
-}
-
-// NeedLeaderElection: only the leader drives runs.
-func (r *Reconciler) NeedLeaderElection() bool { return true }
 
 // Reconcile observes a plan, decides (Decide), acts and writes its status
 // (Project).
@@ -220,22 +202,4 @@ func (r *Reconciler) plansOfRun(ctx context.Context, run client.Object) []ctrl.R
 		}
 	}
 	return out
-}
-
-// wakeUp asks for a reconcile of the plan. A wake-up after a transition
-// never blocks the drive (when the queue of wake-ups is full, the one at
-// the drive's end still comes); the one at the end (must) waits for room.
-func (r *Reconciler) wakeUp(plan *v1alpha1.UpgradePlan, must bool) {
-	ev := event.GenericEvent{Object: plan}
-	if must {
-		select {
-		case r.wake <- ev:
-		case <-r.base.Done():
-		}
-		return
-	}
-	select {
-	case r.wake <- ev:
-	default:
-	}
 }
