@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -147,6 +148,26 @@ func TestFreezeEverywhereButTheRunsNamespace(t *testing.T) {
 	}
 	if _, err := e.Clientset.CoreV1().Secrets(e.runs).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backup"}}, metav1.CreateOptions{}); err != nil {
 		t.Errorf("a Secret in the runs namespace: %v", err)
+	}
+}
+
+// A cluster-scoped kind (Liqo's ForeignClusters, here ClusterRoles) is
+// denied with the plan's message, as a namespaced one is, not with an
+// error of the policy's expression.
+func TestFreezeClusterScopedKindSaysThePlansMessage(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ex := e.executor(t, v1alpha1.FreezeStep{
+		Rules:   []v1alpha1.FreezeRule{{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Operations: []string{"CREATE"}}},
+		Message: "no new cluster role during the upgrade",
+	}, e.Clientset)
+	if res, err := ex.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "frozen-" + e.frozen}}
+	_, err := e.Clientset.RbacV1().ClusterRoles().Create(ctx, cr, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "no new cluster role during the upgrade") || strings.Contains(err.Error(), "resulted in error") {
+		t.Errorf("create a cluster role: %v; want denied with the plan's message", err)
 	}
 }
 

@@ -68,8 +68,11 @@ func (e *Executor) policy() *unstructured.Unstructured {
 		"operations":    []any{"CREATE"},
 		"resourceNames": []any{e.name},
 	})
-	// Both names are DNS names: nothing to escape in a CEL string.
-	outsideRuns := fmt.Sprintf("request.namespace != '%s' || (request.resource.group == '' && request.resource.resource == 'secrets' && request.name == '%s')", e.runs.Namespace, e.name)
+	// Both names are DNS names: nothing to escape in a CEL string. A
+	// request for a cluster-scoped object has no namespace: reading it
+	// would be an error, which failurePolicy Fail turns into a denial
+	// with the CEL error instead of the plan's message.
+	outsideRuns := fmt.Sprintf("!has(request.namespace) || request.namespace != '%s' || (request.resource.group == '' && request.resource.resource == 'secrets' && request.name == '%s')", e.runs.Namespace, e.name)
 	o := e.meta(PolicyKind)
 	o["spec"] = map[string]any{
 		"failurePolicy":    "Fail",
