@@ -75,7 +75,10 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		run.Spec.Sources = &ref
 		// What the run starts from, for its report: written once, with
 		// the spec.
-		run.Spec.FromVersion = engine.FromVersion(others)
+		run.Spec.FromVersion = p.From
+		if run.Spec.FromVersion == "" {
+			run.Spec.FromVersion = engine.FromVersion(others)
+		}
 		if err := store.Save(ctx, run); err != nil {
 			return nil, false, err
 		}

@@ -33,6 +33,10 @@ type Resolved struct {
 	// its run (nil when it could, or when they were not needed); it is
 	// reported by the first undo that needs them.
 	SourcesErr error
+	// From is the version the run starts from when its driver knows it
+	// (a catalog hop: the version detected, or the hop before's); empty:
+	// the last run that succeeded on the cluster says (engine.FromVersion).
+	From string
 }
 
 // SourcePath is the field path that keys a step's (main) source.

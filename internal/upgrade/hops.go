@@ -184,6 +184,7 @@ func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result) (*runne
 	if err != nil {
 		return nil, err
 	}
+	p.From = VersionString(s.HopFrom(i)) // the report's "from", as the catalog found it
 	if errs := h.Session.Preflight(ctx, p); len(errs) > 0 {
 		return nil, &PreflightError{Name: name, Errs: errs}
 	}
