@@ -164,8 +164,14 @@ type RunStatus struct {
 	// AbortRequested asks the process holding the run to stop where it is.
 	AbortRequested bool `json:"abortRequested,omitempty"`
 	// Approvals are the approval steps operators approved (upshift approve).
-	Approvals []Approval    `json:"approvals,omitempty"`
-	Stages    []StageStatus `json:"stages,omitempty"`
+	Approvals []Approval `json:"approvals,omitempty"`
+	// Checks are the plan's health checks (spec.checks) as they stood
+	// when the run, or its latest attempt, started: Succeeded, or Warned
+	// (a warning or info check that failed; a blocking one refuses the
+	// run, which then has no record).
+	// +optional
+	Checks []StepStatus  `json:"checks,omitempty"`
+	Stages []StageStatus `json:"stages,omitempty"`
 }
 
 // StageStatus is one stage's progress.

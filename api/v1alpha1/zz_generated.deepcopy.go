@@ -754,6 +754,13 @@ func (in *RunStatus) DeepCopyInto(out *RunStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.Checks != nil {
+		in, out := &in.Checks, &out.Checks
+		*out = make([]StepStatus, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Stages != nil {
 		in, out := &in.Stages, &out.Stages
 		*out = make([]StageStatus, len(*in))

@@ -30,8 +30,8 @@ func Run(r *v1alpha1.UpgradeRun) *v1alpha1.UpgradeRun {
 }
 
 // RunStatus returns a copy of st fit to print or store: every message of
-// the run, its stages, steps, gates and rollback differences, and every
-// gate's name, through [Text].
+// the run, its checks, stages, steps, gates and rollback differences, and
+// every gate's and check's name, through [Text].
 func RunStatus(st v1alpha1.RunStatus) v1alpha1.RunStatus {
 	st.Message, st.Failure = Text(st.Message), Text(st.Failure)
 	st.Stages = slices.Clone(st.Stages)
@@ -55,6 +55,11 @@ func RunStatus(st v1alpha1.RunStatus) v1alpha1.RunStatus {
 			}
 			ss.Rollback = &rb
 		}
+	}
+	st.Checks = slices.Clone(st.Checks)
+	for i := range st.Checks {
+		st.Checks[i].Name = Text(st.Checks[i].Name)
+		st.Checks[i].Message = Text(st.Checks[i].Message)
 	}
 	st.Conditions = slices.Clone(st.Conditions)
 	for i := range st.Conditions {

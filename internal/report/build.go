@@ -52,6 +52,25 @@ func Build(run *v1alpha1.UpgradeRun) Report {
 			}
 		}
 	}
+	for i, c := range st.Checks {
+		sev := v1alpha1.SeverityBlocking
+		if i < len(r.Spec.Plan.Checks) && r.Spec.Plan.Checks[i].Severity != "" {
+			sev = r.Spec.Plan.Checks[i].Severity
+		}
+		gate := Gate{Stage: BeforeAnyChange, Name: c.Name, Severity: sev, Result: result(c.Phase),
+			Timing: timing(c.StartedAt, c.FinishedAt), Message: c.Message}
+		switch sev {
+		case v1alpha1.SeverityWarning:
+			rep.Gates.Warning = append(rep.Gates.Warning, gate)
+			if gate.Result == Failed {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("before any change: warning check %s did not pass: %s", c.Name, c.Message))
+			}
+		case v1alpha1.SeverityInfo:
+			rep.Gates.Info = append(rep.Gates.Info, gate)
+		default:
+			rep.Gates.Blocking = append(rep.Gates.Blocking, gate)
+		}
+	}
 	warned := len(rep.Warnings)
 	rep.Warnings = append(rep.Warnings, notes(r)...)
 	rep.Rollback = rollback(r)

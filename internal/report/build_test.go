@@ -261,3 +261,29 @@ func TestMarkdownKeepsTablesWhole(t *testing.T) {
 		t.Error("without a renderer, no command is shown")
 	}
 }
+
+// TestBuildReportsTheChecks: the health checks a run started with are
+// gates "before any change", grouped by their severity; a warning one
+// that failed is a warning.
+func TestBuildReportsTheChecks(t *testing.T) {
+	run := &v1alpha1.UpgradeRun{
+		Spec: v1alpha1.UpgradeRunSpec{Plan: v1alpha1.UpgradePlanSpec{Version: "1.0.0", Checks: []v1alpha1.Gate{
+			{NodesReady: &v1alpha1.NodesReadyGate{}},
+			{Severity: v1alpha1.SeverityWarning, PodsRunning: &v1alpha1.PodsRunningGate{Namespace: "n", Selector: "app=a"}},
+		}}},
+		Status: v1alpha1.RunStatus{Phase: v1alpha1.RunSucceeded, Checks: []v1alpha1.StepStatus{
+			{Name: "nodesReady", Phase: v1alpha1.PhaseSucceeded, Message: "3 of 3 nodes Ready"},
+			{Name: `podsRunning "app=a" in n`, Phase: v1alpha1.PhaseWarned, Message: "no pod matches"},
+		}},
+	}
+	rep := Build(run)
+	if len(rep.Gates.Blocking) != 1 || rep.Gates.Blocking[0].Stage != BeforeAnyChange || rep.Gates.Blocking[0].Result != Passed {
+		t.Errorf("blocking gates: %+v", rep.Gates.Blocking)
+	}
+	if len(rep.Gates.Warning) != 1 || rep.Gates.Warning[0].Result != Failed {
+		t.Errorf("warning gates: %+v", rep.Gates.Warning)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], `before any change: warning check podsRunning "app=a" in n did not pass: no pod matches`) {
+		t.Errorf("warnings: %q", rep.Warnings)
+	}
+}

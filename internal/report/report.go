@@ -13,6 +13,10 @@ import (
 // predates spec.fromVersion.
 const UnknownVersion = "unknown"
 
+// BeforeAnyChange is the Stage of a gate that is a health check of the
+// plan's spec.checks, run before the run's first change.
+const BeforeAnyChange = "before any change"
+
 // Report is what one run did.
 type Report struct {
 	// Name is the run's, which is its plan's.

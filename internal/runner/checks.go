@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
@@ -26,16 +28,24 @@ const DefaultCheckTimeout = 30 * time.Second
 var ErrChecksFailed = fmt.Errorf("%w: the cluster's health checks failed", ErrRefused)
 
 // checks runs the plan's spec.checks once, all of them (so every problem
-// is told at once). Warning and info failures go to Notice; blocking
-// ones make the error.
-func (s *Session) checks(ctx context.Context, p *Resolved) error {
+// is told at once), and returns their results for the run's record.
+// Warning and info failures go to Notice; blocking ones make the error.
+func (s *Session) checks(ctx context.Context, p *Resolved) ([]v1alpha1.StepStatus, error) {
 	var blocking []string
+	var results []v1alpha1.StepStatus
 	for i, g := range p.Plan.Spec.Checks {
 		name := engine.GateName(g, i)
+		start := metav1.NowMicro()
 		res, err := runCheck(ctx, g, s.deps)
 		if err != nil {
-			return fmt.Errorf("spec.checks[%d] (%s): %w", i, name, err)
+			return nil, fmt.Errorf("spec.checks[%d] (%s): %w", i, name, err)
 		}
+		end := metav1.NowMicro()
+		st := v1alpha1.StepStatus{Name: name, Phase: v1alpha1.PhaseSucceeded, StartedAt: &start, FinishedAt: &end, Message: res.Message}
+		if res.Outcome != step.Succeeded {
+			st.Phase = v1alpha1.PhaseWarned
+		}
+		results = append(results, st)
 		if res.Outcome == step.Succeeded {
 			continue
 		}
@@ -48,9 +58,9 @@ func (s *Session) checks(ctx context.Context, p *Resolved) error {
 		}
 	}
 	if len(blocking) > 0 {
-		return fmt.Errorf("%w before any change, nothing was changed:\n  %s", ErrChecksFailed, redact.Text(strings.Join(blocking, "\n  ")))
+		return nil, fmt.Errorf("%w before any change, nothing was changed:\n  %s", ErrChecksFailed, redact.Text(strings.Join(blocking, "\n  ")))
 	}
-	return nil
+	return results, nil
 }
 
 func runCheck(ctx context.Context, g v1alpha1.Gate, deps *clients.Set) (step.Result, error) {

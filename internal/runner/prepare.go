@@ -29,7 +29,7 @@ var _ records = (*runstore.Store)(nil)
 //
 // check runs the plan's health checks (spec.checks) when a run starts or
 // starts over, before anything is written; nil checks nothing.
-func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string), check func(context.Context) error) (out *Outcome, drive bool, err error) {
+func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Outcome, drive bool, err error) {
 	existing, err := store.Get(ctx, p.Plan.Name)
 	if errors.Is(err, runstore.ErrNotFound) {
 		existing, err = nil, nil
@@ -55,8 +55,9 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, false, nil
 	}
+	var checked []v1alpha1.StepStatus
 	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt; starts && check != nil {
-		if err := check(ctx); err != nil {
+		if checked, err = check(ctx); err != nil {
 			return out, false, err
 		}
 	}
@@ -73,6 +74,7 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		}
 		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 		run.Spec.Sources = &ref
+		run.Status.Checks = checked
 		// What the run starts from, for its report: written once, with
 		// the spec.
 		run.Spec.FromVersion = p.From
@@ -89,6 +91,7 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		if err := engine.NewAttempt(existing, time.Now()); err != nil {
 			return nil, false, err
 		}
+		existing.Status.Checks = checked
 		if err := store.Save(ctx, existing); err != nil {
 			return nil, false, err
 		}

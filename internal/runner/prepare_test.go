@@ -249,7 +249,9 @@ func mustJSON(t *testing.T, v any) []byte {
 // checked again (the cluster is mid-upgrade, its health is the stages').
 func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
-	failing := func(context.Context) error { return fmt.Errorf("%w: node n1 is not Ready", ErrChecksFailed) }
+	failing := func(context.Context) ([]v1alpha1.StepStatus, error) {
+		return nil, fmt.Errorf("%w: node n1 is not Ready", ErrChecksFailed)
+	}
 	for _, tt := range []struct {
 		name    string
 		saved   *v1alpha1.UpgradeRun
@@ -266,7 +268,7 @@ func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 				f.runs[tt.saved.Name] = tt.saved
 			}
 			called := false
-			_, drive, err := prepare(context.Background(), f, plan, tt.retry, func(string) {}, func(ctx context.Context) error { called = true; return failing(ctx) })
+			_, drive, err := prepare(context.Background(), f, plan, tt.retry, func(string) {}, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { called = true; return failing(ctx) })
 			if called != tt.checked {
 				t.Fatalf("checks called %v, want %v", called, tt.checked)
 			}

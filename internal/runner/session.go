@@ -189,7 +189,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	defer held.Release()
 
-	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, func(ctx context.Context) error { return s.checks(ctx, p) })
+	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { return s.checks(ctx, p) })
 	if err != nil || !drive {
 		return out, err
 	}

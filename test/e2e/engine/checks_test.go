@@ -81,4 +81,7 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 	}
 	r = w.mustExit(0, nil, "apply", "-f", plan)
 	mustContain(t, "apply on a healthy cluster", r.stdout+r.stderr, "spec.checks[3] podsRunning", "(warning): the run goes on", "reached version 1.0.0")
+	rep := w.mustExit(0, nil, "report", "checked")
+	mustContain(t, "the run's report", rep.stdout, "| before any change | nodesReady |", "the cluster does not serve helm.toolkit.fluxcd.io/v2 HelmRelease",
+		`warning check podsRunning "app=platform-agent" in default did not pass`)
 }

@@ -61,7 +61,7 @@ func TestCozyStackProfileUpgradesHopByHop(t *testing.T) {
 	// The first hop starts where the catalog's detection found the
 	// platform, though no run succeeded on the cluster before.
 	for _, want := range []string{"# Upgrade report: 0.35.5 → 0.37.2", "| 1 | cozystack-0.36.2 | 0.35.5 | 0.36.2 | Succeeded", "| 2 | cozystack-0.37.2 | 0.36.2 | 0.37.2 | Succeeded", "**Reached:** 0.37.2",
-		"Blocking (must pass)", "Warning (should pass)", "Info (nice to have)", "soak"} {
+		"Blocking (must pass)", "Warning (should pass)", "Info (nice to have)", "soak", "| before any change | nodesReady |"} {
 		if !strings.Contains(r, want) {
 			t.Errorf("the report does not say %q:\n%s", want, r)
 		}
