@@ -19,16 +19,32 @@ func serviceAccountOf(p *v1alpha1.UpgradePlan) string {
 	return DefaultServiceAccount
 }
 
-// userOf is the ServiceAccount's user name, as the API server knows it.
+// userOf is the plan's ServiceAccount's user name, as the API server
+// knows it.
 func userOf(p *v1alpha1.UpgradePlan) string {
-	return "system:serviceaccount:" + p.Namespace + ":" + serviceAccountOf(p)
+	return serviceAccountUser(p.Namespace, p.Spec.ServiceAccountName)
 }
 
-// planConfig impersonates the plan's ServiceAccount. Only the user name
-// is set: the API server adds the ServiceAccount's groups itself, so the
-// controller needs `impersonate` on serviceaccounts and nothing on groups.
+// serviceAccountUser is the user name of the ServiceAccount a resource of
+// namespace acts as (sa; empty: DefaultServiceAccount): an UpgradePlan's,
+// a PlatformUpgrade's.
+func serviceAccountUser(namespace, sa string) string {
+	if sa == "" {
+		sa = DefaultServiceAccount
+	}
+	return "system:serviceaccount:" + namespace + ":" + sa
+}
+
+// planConfig impersonates the plan's ServiceAccount.
 func planConfig(base *rest.Config, p *v1alpha1.UpgradePlan) *rest.Config {
+	return impersonating(base, userOf(p))
+}
+
+// impersonating acts as user. Only the user name is set: the API server
+// adds a ServiceAccount's groups itself, so the controller needs
+// `impersonate` on serviceaccounts and nothing on groups.
+func impersonating(base *rest.Config, user string) *rest.Config {
 	c := rest.CopyConfig(base)
-	c.Impersonate = rest.ImpersonationConfig{UserName: userOf(p)}
+	c.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return c
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/Masterminds/semver/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -58,17 +57,12 @@ func (r *PlatformReconciler) startDrive(pu *v1alpha1.PlatformUpgrade) {
 	}()
 }
 
-// platformConfig impersonates the upgrade's ServiceAccount, as a plan's.
-func platformConfig(base *rest.Config, pu *v1alpha1.PlatformUpgrade) *rest.Config {
-	return planConfig(base, &v1alpha1.UpgradePlan{ObjectMeta: pu.ObjectMeta, Spec: v1alpha1.UpgradePlanSpec{ServiceAccountName: pu.Spec.ServiceAccountName}})
-}
-
 // drive runs the hops to the target, or to where one stops, and records
 // how it ended (or why it could not start, to be tried again).
 func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1alpha1.PlatformUpgrade) {
 	key := client.ObjectKeyFromObject(pu)
 	log := r.log.WithValues("platformupgrade", key.String())
-	who := userOf(&v1alpha1.UpgradePlan{ObjectMeta: pu.ObjectMeta, Spec: v1alpha1.UpgradePlanSpec{ServiceAccountName: pu.Spec.ServiceAccountName}})
+	who := serviceAccountUser(pu.Namespace, pu.Spec.ServiceAccountName)
 	end := func(phase v1alpha1.PlatformPhase, reason, msg string) {
 		msg = redact.Text(msg)
 		d.update(func(p *PlatformProgress) { p.Phase, p.Message = phase, msg })
@@ -91,7 +85,7 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		block(v1alpha1.ReasonInvalid, fmt.Sprintf("spec.targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", pu.Spec.TargetVersion))
 		return
 	}
-	cfg := platformConfig(r.config, pu)
+	cfg := impersonating(r.config, who) // as a plan's ServiceAccount
 	cs, err := clients.New(cfg)
 	if err != nil {
 		block(v1alpha1.ReasonUnavailable, err.Error())

@@ -54,12 +54,12 @@ func ProjectPlatform(st *v1alpha1.PlatformUpgradeStatus, generation int64, p *Pl
 	set := func(t string, status metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg, ObservedGeneration: gen, LastTransitionTime: now})
 	}
-	clear := func(t string) { meta.RemoveStatusCondition(&st.Conditions, t) }
+	remove := func(t string) { meta.RemoveStatusCondition(&st.Conditions, t) }
 	switch st.Phase {
 	case v1alpha1.PlatformSucceeded:
 		set(v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, st.Message)
-		clear(v1alpha1.ConditionReconciling)
-		clear(v1alpha1.ConditionStalled)
+		remove(v1alpha1.ConditionReconciling)
+		remove(v1alpha1.ConditionStalled)
 	case v1alpha1.PlatformRolledBack, v1alpha1.PlatformFailed:
 		reason := v1alpha1.ReasonFailed
 		if st.Phase == v1alpha1.PlatformRolledBack {
@@ -67,27 +67,27 @@ func ProjectPlatform(st *v1alpha1.PlatformUpgradeStatus, generation int64, p *Pl
 		}
 		set(v1alpha1.ConditionReady, metav1.ConditionFalse, reason, st.Message)
 		set(v1alpha1.ConditionStalled, metav1.ConditionTrue, reason, st.Message)
-		clear(v1alpha1.ConditionReconciling)
+		remove(v1alpha1.ConditionReconciling)
 	default:
 		set(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonRunning, st.Message)
 		set(v1alpha1.ConditionReconciling, metav1.ConditionTrue, v1alpha1.ReasonRunning, st.Message)
-		clear(v1alpha1.ConditionStalled)
+		remove(v1alpha1.ConditionStalled)
 	}
 	if b := blocked; b != nil && b.Generation == generation && (p == nil || p.Phase == v1alpha1.PlatformBlocked) {
 		st.Phase, st.Message, st.ObservedGeneration, gen = v1alpha1.PlatformBlocked, b.Message, generation, generation
 		set(v1alpha1.ConditionReady, metav1.ConditionFalse, b.Reason, b.Message)
 		if b.Reason == v1alpha1.ReasonQueued || b.Reason == v1alpha1.ReasonUnavailable {
 			set(v1alpha1.ConditionReconciling, metav1.ConditionTrue, b.Reason, b.Message)
-			clear(v1alpha1.ConditionStalled)
+			remove(v1alpha1.ConditionStalled)
 		} else {
 			set(v1alpha1.ConditionStalled, metav1.ConditionTrue, b.Reason, b.Message)
-			clear(v1alpha1.ConditionReconciling)
+			remove(v1alpha1.ConditionReconciling)
 		}
 	}
 	if suspend && st.Phase != v1alpha1.PlatformSucceeded {
 		st.Phase = v1alpha1.PlatformSuspended
 		set(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSuspended, "spec.suspend is true: the upgrade stays where it is")
-		clear(v1alpha1.ConditionReconciling)
+		remove(v1alpha1.ConditionReconciling)
 	}
 }
 

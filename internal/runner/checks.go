@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -68,9 +67,5 @@ func runCheck(ctx context.Context, g v1alpha1.Gate, deps *clients.Set) (step.Res
 	if err != nil {
 		return step.Result{}, err
 	}
-	res, err := check.Check(ctx)
-	if err != nil && errors.Is(err, context.Canceled) {
-		return step.Result{}, err
-	}
-	return res, err
+	return check.Check(ctx)
 }

@@ -3,6 +3,7 @@ package envkept
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -145,14 +146,7 @@ func union(a, b map[string]corev1.EnvVar) []string {
 }
 
 func sortedUnique(names []string) []string {
-	out := append([]string(nil), names...)
-	sort.Strings(out)
-	j := 0
-	for i, n := range out {
-		if i == 0 || n != out[j-1] {
-			out[j] = n
-			j++
-		}
-	}
-	return out[:j]
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
