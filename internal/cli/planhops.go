@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 
 	"github.com/spf13/cobra"
@@ -12,16 +14,6 @@ import (
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
-
-// hopPreview is one hop of `plan --to`: its plan and what it would change.
-type hopPreview struct {
-	From    string              `json:"from,omitempty"`
-	To      string              `json:"to"`
-	Plan    string              `json:"plan"`
-	Preview *runner.PlanPreview `json:"preview,omitempty"`
-	// Note says why a hop has no preview.
-	Note string `json:"note,omitempty"`
-}
 
 // planHops prints the path to --to and each hop's plan with its preview;
 // it changes nothing.
@@ -53,52 +45,36 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 			return err
 		}
 	}
-	hops := make([]hopPreview, len(h.Path))
-	for i := range h.Path {
-		l, err := h.Plan(ctx, i)
-		if err != nil {
-			return err
-		}
-		name := fmt.Sprintf("release %s's plan %s", h.Path[i].Version, l.Plan.Name)
-		p, err := resolveLoaded(cmd, name, l, kf)
-		if err != nil {
-			return err
-		}
-		hp := hopPreview{From: upgrade.VersionString(h.HopFrom(i)), To: h.Path[i].Version.String(), Plan: l.Plan.Name}
-		switch {
-		case sess == nil:
-			hp.Note = "no cluster configured (--kubeconfig or KUBECONFIG): checked the files only"
-		case i == 0:
-			// The first hop runs on the cluster as it is: check it as apply will.
-			if errs := sess.Preflight(ctx, p); len(errs) > 0 {
-				return preflightProblems(name, errs)
-			}
-			fallthrough
-		default:
-			if hp.Preview, err = sess.Preview(ctx, p); err != nil {
-				hp.Note = fmt.Sprintf("no preview before hop %d has run: %v", i, err)
-			}
-		}
-		if output == "" {
+	hops, err := h.Previews(ctx, sess, func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+		return resolveLoaded(cmd, name, l, kf)
+	})
+	var pe *upgrade.PreflightError
+	if errors.As(err, &pe) {
+		return preflightProblems(pe.Name, pe.Errs)
+	}
+	if err != nil {
+		return err
+	}
+	if output == "" {
+		for i, hp := range hops {
 			if i == 0 {
 				for _, line := range h.Describe() {
 					fmt.Fprintln(out, redact.Text(line))
 				}
 			}
 			fmt.Fprintf(out, "\nhop %d/%d: %s\n", i+1, len(h.Path), h.HopName(i))
-			printPlan(out, p.Plan, hp.Preview)
+			printPlan(out, hp.Resolved.Plan, hp.Preview)
 			if hp.Note != "" {
 				fmt.Fprintln(out, redact.Text(hp.Note))
 			}
 		}
-		hops[i] = hp
 	}
 	if output != "" {
 		return printObject(out, struct {
-			Catalog string       `json:"catalog"`
-			From    string       `json:"from,omitempty"`
-			To      string       `json:"to"`
-			Hops    []hopPreview `json:"hops"`
+			Catalog string               `json:"catalog"`
+			From    string               `json:"from,omitempty"`
+			To      string               `json:"to"`
+			Hops    []upgrade.HopPreview `json:"hops"`
 		}{redact.Text(cat.Where), upgrade.VersionString(h.From), h.To.String(), hops}, output)
 	}
 	if len(h.Path) == 0 {

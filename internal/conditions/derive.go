@@ -90,6 +90,13 @@ func WaitingForApproval(run *v1alpha1.UpgradeRun) (metav1.Condition, bool) {
 	return c, true
 }
 
+// WaitingStep names the approval step the run waits at, nobody having
+// approved it yet; "" when it waits at none.
+func WaitingStep(run *v1alpha1.UpgradeRun) string {
+	s, _ := waiting(run)
+	return s.Name
+}
+
 // waiting is the approval step the run waits at, if any.
 func waiting(run *v1alpha1.UpgradeRun) (engine.ApprovalStep, bool) {
 	if phase(run) != v1alpha1.RunRunning {

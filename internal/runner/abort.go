@@ -23,7 +23,7 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 	if _, err := s.store.Get(ctx, name); err != nil {
 		return nil, err
 	}
-	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && valid && id.Run == name {
+	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && valid && id.Run == name {
 		s.opts.Notice(fmt.Sprintf("run %s is driven by %s; asking it to stop", name, id))
 		return s.requestAbort(ctx, name)
 	}
@@ -82,7 +82,7 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 		if run.Status.Phase == v1alpha1.RunAborted {
 			return &Outcome{Run: run, Stopped: ErrAborted}, nil
 		}
-		if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && !valid {
+		if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && !valid {
 			// The holder went away without seeing the request: abort here.
 			return s.Abort(ctx, name)
 		}

@@ -22,7 +22,7 @@ func (s *Session) Approve(ctx context.Context, name, stepName string) (engine.Ap
 	if err := s.ready(ctx); err != nil {
 		return engine.Approval{}, err
 	}
-	if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err != nil || !valid {
+	if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err != nil || !valid {
 		held, err := s.acquire(ctx, name)
 		if err != nil {
 			return engine.Approval{}, err

@@ -26,12 +26,22 @@ const DefaultCheckTimeout = 30 * time.Second
 // try again later (a node becomes Ready).
 var ErrChecksFailed = fmt.Errorf("%w: the cluster's health checks failed", ErrRefused)
 
-// checks runs the plan's spec.checks once, all of them (so every problem
-// is told at once), and returns their results for the run's record.
-// Warning and info failures go to Notice; blocking ones make the error.
-func (s *Session) checks(ctx context.Context, p *Resolved) ([]v1alpha1.StepStatus, error) {
-	var blocking []string
-	var results []v1alpha1.StepStatus
+// CheckResult is one check of spec.checks as it ran.
+type CheckResult struct {
+	// Index is its place in spec.checks, Name its gate's name.
+	Index    int
+	Name     string
+	Severity v1alpha1.Severity
+	Passed   bool
+	Message  string
+	Status   v1alpha1.StepStatus
+}
+
+// Checks runs the plan's spec.checks once each, all of them (so every
+// problem is told at once), and returns every result; it changes
+// nothing. An error is a check that could not run at all.
+func (s *Session) Checks(ctx context.Context, p *Resolved) ([]CheckResult, error) {
+	var out []CheckResult
 	for i, g := range p.Plan.Spec.Checks {
 		name := engine.GateName(g, i)
 		start := metav1.NowMicro()
@@ -40,18 +50,38 @@ func (s *Session) checks(ctx context.Context, p *Resolved) ([]v1alpha1.StepStatu
 			return nil, fmt.Errorf("spec.checks[%d] (%s): %w", i, name, err)
 		}
 		end := metav1.NowMicro()
-		st := v1alpha1.StepStatus{Name: name, Phase: v1alpha1.PhaseSucceeded, StartedAt: &start, FinishedAt: &end, Message: res.Message}
-		if res.Outcome != step.Succeeded {
-			st.Phase = v1alpha1.PhaseWarned
+		c := CheckResult{Index: i, Name: name, Severity: g.Severity, Passed: res.Outcome == step.Succeeded, Message: res.Message,
+			Status: v1alpha1.StepStatus{Name: name, Phase: v1alpha1.PhaseSucceeded, StartedAt: &start, FinishedAt: &end, Message: res.Message}}
+		if c.Severity == "" {
+			c.Severity = v1alpha1.SeverityBlocking
 		}
-		results = append(results, st)
-		if res.Outcome == step.Succeeded {
+		if !c.Passed {
+			c.Status.Phase = v1alpha1.PhaseWarned
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// checks runs the plan's spec.checks and returns their results for the
+// run's record. Warning and info failures go to Notice; blocking ones
+// make the error.
+func (s *Session) checks(ctx context.Context, p *Resolved) ([]v1alpha1.StepStatus, error) {
+	results, err := s.Checks(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var blocking []string
+	var statuses []v1alpha1.StepStatus
+	for _, c := range results {
+		statuses = append(statuses, c.Status)
+		if c.Passed {
 			continue
 		}
-		line := fmt.Sprintf("spec.checks[%d] %s: %s", i, name, res.Message)
-		switch g.Severity {
+		line := fmt.Sprintf("spec.checks[%d] %s: %s", c.Index, c.Name, c.Message)
+		switch c.Severity {
 		case v1alpha1.SeverityWarning, v1alpha1.SeverityInfo:
-			s.opts.Notice(redact.Text(fmt.Sprintf("%s (%s): the run goes on", line, g.Severity)))
+			s.opts.Notice(redact.Text(fmt.Sprintf("%s (%s): the run goes on", line, c.Severity)))
 		default:
 			blocking = append(blocking, line)
 		}
@@ -59,7 +89,7 @@ func (s *Session) checks(ctx context.Context, p *Resolved) ([]v1alpha1.StepStatu
 	if len(blocking) > 0 {
 		return nil, fmt.Errorf("%w before any change, nothing was changed:\n  %s", ErrChecksFailed, redact.Text(strings.Join(blocking, "\n  ")))
 	}
-	return results, nil
+	return statuses, nil
 }
 
 func runCheck(ctx context.Context, g v1alpha1.Gate, deps *clients.Set) (step.Result, error) {

@@ -164,7 +164,7 @@ type Outcome struct {
 // acquire takes the cluster's lease for the run.
 func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) {
 	cfg := lease.Config{Namespace: s.opts.Namespace, Duration: s.opts.LeaseDuration, RenewEvery: s.opts.LeaseRenew, Identity: lease.CurrentIdentity(run)}
-	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, "upshift"); err == nil && valid && id.PID != 0 {
+	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && valid && id.PID != 0 {
 		s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
 	}
 	h, err := lease.Acquire(ctx, s.cs, cfg)

@@ -12,6 +12,10 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
+// RESTClient is a REST client of upshift.dev/v1alpha1 for readers that
+// watch runs (the HTTP server's shared watch); writes go through Store.
+func RESTClient(cfg *rest.Config) (rest.Interface, error) { return runsClient(cfg) }
+
 // runsClient is a REST client of upshift.dev/v1alpha1 (UpgradeRun), on
 // the API's own scheme.
 func runsClient(cfg *rest.Config) (rest.Interface, error) {

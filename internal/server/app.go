@@ -1,0 +1,231 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/server/wizard"
+)
+
+// noAppPlan is what the app phase says without --app-plan.
+const noAppPlan = "No app plan configured (upshift serve --app-plan): nothing to upgrade"
+
+// appPlan reads and resolves the app plan; nil without one.
+func (s *Server) appPlan(ctx context.Context) (*runner.Resolved, error) {
+	if s.cfg.AppPlan == "" {
+		return nil, nil
+	}
+	l, err := plan.Load(s.cfg.AppPlan)
+	if err != nil {
+		return nil, fmt.Errorf("--app-plan %s: %w", s.cfg.AppPlan, err)
+	}
+	if errs := plan.Validate(l); len(errs) > 0 {
+		return nil, fmt.Errorf("--app-plan %s: %w", s.cfg.AppPlan, errs.ToAggregate())
+	}
+	return s.resolve(ctx, "--app-plan "+s.cfg.AppPlan, l)
+}
+
+func (s *Server) handleAppPreflightsRun(w http.ResponseWriter, r *http.Request) {
+	if err := decode(r, &struct{}{}); err != nil {
+		writeError(w, err)
+		return
+	}
+	rec, err := s.transition(r.Context(), wizard.AppPreflightsRunning, func(rec *record) error {
+		rec.AppPreflights = &AppPreflights{Status: Status{State: StateRunning, Description: "Running app preflights", LastUpdated: time.Now().UTC()}}
+		return nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.drive(rec)
+	writeJSON(w, http.StatusOK, appPreflights(rec))
+}
+
+func (s *Server) handleAppPreflightsStatus(w http.ResponseWriter, r *http.Request) {
+	rec, _, err := s.state.load(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, appPreflights(rec))
+}
+
+// appPreflights is the record's preflight results, Pending before any.
+func appPreflights(rec *record) AppPreflights {
+	if rec.AppPreflights == nil {
+		return AppPreflights{Output: PreflightOutput{Pass: []PreflightResult{}, Warn: []PreflightResult{}, Fail: []PreflightResult{}},
+			Status: Status{State: StatePending, Description: "App preflights have not run", LastUpdated: rec.LastUpdated}}
+	}
+	return *rec.AppPreflights
+}
+
+// driveAppPreflights checks the app plan as apply will (its preflight)
+// and runs its spec.checks, grouping the results by severity.
+func (s *Server) driveAppPreflights(*record) {
+	res := s.runAppPreflights()
+	if s.ctx.Err() != nil {
+		return
+	}
+	to := wizard.AppPreflightsSucceeded
+	if res.Status.State == StateFailed {
+		to = wizard.AppPreflightsFailed
+	}
+	s.end(to, func(r *record) { r.AppPreflights = res })
+}
+
+func (s *Server) runAppPreflights() *AppPreflights {
+	out := &AppPreflights{Output: PreflightOutput{Pass: []PreflightResult{}, Warn: []PreflightResult{}, Fail: []PreflightResult{}}}
+	done := func(desc string) *AppPreflights {
+		out.Status = Status{State: StateSucceeded, Description: desc, LastUpdated: time.Now().UTC()}
+		if len(out.Output.Fail) > 0 {
+			out.Status.State, out.Status.Description = StateFailed, fmt.Sprintf("%d app preflight(s) failed: fix them and run the preflights again", len(out.Output.Fail))
+		}
+		return out
+	}
+	fail := func(title string, err error) *AppPreflights {
+		out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: title, Message: redact.Text(err.Error())})
+		return done("")
+	}
+	p, err := s.appPlan(s.ctx)
+	if err != nil {
+		return fail("App plan", err)
+	}
+	if p == nil {
+		out.Output.Pass = append(out.Output.Pass, PreflightResult{Title: "App plan", Message: noAppPlan})
+		return done("App preflights passed")
+	}
+	sess, err := s.session()
+	if err != nil {
+		return fail("Cluster", err)
+	}
+	if errs := sess.Preflight(s.ctx, p); len(errs) > 0 {
+		for _, e := range errs {
+			out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: e.Field, Message: redact.Text(e.ErrorBody())})
+		}
+	} else {
+		out.Output.Pass = append(out.Output.Pass, PreflightResult{Title: "Plan " + p.Plan.Name, Message: "the plan fits the cluster: its namespaces, kinds, access and sources are there"})
+	}
+	checks, err := sess.Checks(s.ctx, p)
+	if err != nil {
+		return fail("spec.checks", err)
+	}
+	for _, c := range checks {
+		res := PreflightResult{Title: c.Name, Message: redact.Text(c.Message)}
+		switch {
+		case c.Passed, c.Severity == v1alpha1.SeverityInfo:
+			out.Output.Pass = append(out.Output.Pass, res)
+		case c.Severity == v1alpha1.SeverityWarning:
+			out.Output.Warn = append(out.Output.Warn, res)
+		default:
+			out.Output.Fail = append(out.Output.Fail, res)
+		}
+	}
+	return done("App preflights passed")
+}
+
+func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
+	var req AppUpgradeRequest
+	if err := decode(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx := r.Context()
+	if err := s.leaseFree(ctx); err != nil {
+		writeError(w, err)
+		return
+	}
+	p, err := s.appPlan(ctx)
+	if err != nil {
+		writeError(w, badRequest("", "%v", err))
+		return
+	}
+	rec, err := s.transition(ctx, wizard.AppUpgrading, func(rec *record) error {
+		rec.Retry = rec.State == wizard.AppUpgradeFailed
+		rec.App = nil
+		if p != nil {
+			pr := PlannedRun{Run: p.Plan.Name, Version: p.Plan.Spec.Version}
+			for _, st := range p.Plan.Spec.Stages {
+				pr.Stages = append(pr.Stages, st.Name)
+			}
+			rec.App = []PlannedRun{pr}
+		}
+		rec.AppStatus = Status{State: StateRunning, Description: "Upgrading the app", LastUpdated: time.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.drive(rec)
+	writeJSON(w, http.StatusOK, s.appProgress(rec))
+}
+
+func (s *Server) handleAppStatus(w http.ResponseWriter, r *http.Request) {
+	rec, _, err := s.state.load(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.appProgress(rec))
+}
+
+// appProgress is the app phase as embedded-cluster's AppUpgrade, with
+// components and runs as Infra's.
+func (s *Server) appProgress(rec *record) Progress {
+	overall := rec.AppStatus
+	if overall.State == "" {
+		overall = Status{State: StatePending, Description: "The app upgrade has not started", LastUpdated: rec.LastUpdated}
+	}
+	p := progress(rec.App, s.runsOf(rec.App), overall)
+	if rec.State == wizard.AppUpgrading {
+		p.Status.State = StateRunning
+		p.Status.Description = s.driving(rec.App, p.Waiting, overall.Description)
+	}
+	return p
+}
+
+// driveApp applies the app plan (resuming its unfinished run) and
+// records how it ended.
+func (s *Server) driveApp(rec *record) {
+	to, st := s.runApp(rec)
+	if s.ctx.Err() != nil {
+		return
+	}
+	s.cfg.Log("app upgrade: " + st.Description)
+	s.end(to, func(r *record) { r.AppStatus, r.Retry = st, false })
+}
+
+func (s *Server) runApp(rec *record) (wizard.State, Status) {
+	failed := func(err error) (wizard.State, Status) {
+		return wizard.AppUpgradeFailed, Status{State: StateFailed, Description: redact.Text(describeError(err)), LastUpdated: time.Now().UTC()}
+	}
+	p, err := s.appPlan(s.ctx)
+	if err != nil {
+		return failed(err)
+	}
+	if p == nil {
+		return wizard.Succeeded, Status{State: StateSucceeded, Description: noAppPlan, LastUpdated: time.Now().UTC()}
+	}
+	sess, err := s.session()
+	if err != nil {
+		return failed(err)
+	}
+	if errs := sess.Preflight(s.ctx, p); len(errs) > 0 {
+		return failed(fmt.Errorf("--app-plan %s: preflight: %w", s.cfg.AppPlan, errs.ToAggregate()))
+	}
+	out, err := sess.Apply(s.ctx, p, rec.Retry)
+	if err != nil {
+		return failed(err)
+	}
+	if out.Run != nil && out.Run.Status.Phase == v1alpha1.RunSucceeded && out.Stopped == nil {
+		return wizard.Succeeded, Status{State: StateSucceeded, Description: "Upgrade complete", LastUpdated: time.Now().UTC()}
+	}
+	return wizard.AppUpgradeFailed, stoppedStatus(out)
+}

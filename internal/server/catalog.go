@@ -1,0 +1,110 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/upshift-dev/upshift/internal/catalog"
+	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/source"
+	"github.com/upshift-dev/upshift/internal/upgrade"
+)
+
+// catalogRef is the catalog a request names: a ConfigMap or an https
+// URL, or the server's own (its flag may name a local path; a request
+// may not, so an API client cannot make the server read its files).
+func (s *Server) catalogRef(req UpgradeRequest) (string, error) {
+	switch ref := req.Catalog; {
+	case ref == "" && s.cfg.Catalog == "":
+		return "", badRequest("catalog", "no catalog: name one (configmap/NAME or an https:// URL), or start the server with --catalog")
+	case ref == "":
+		return s.cfg.Catalog, nil
+	case ref == s.cfg.Catalog, strings.HasPrefix(ref, "configmap/"), strings.HasPrefix(ref, "https://"):
+		return ref, nil
+	}
+	return "", badRequest("catalog", "catalog %q: a request may name a ConfigMap (configmap/NAME) or an https:// URL; a local catalog is given to the server with --catalog", req.Catalog)
+}
+
+// openCatalog reads the request's catalog with its values, and the
+// request's target.
+func (s *Server) openCatalog(ctx context.Context, req UpgradeRequest) (*catalog.Catalog, upgrade.Request, error) {
+	if req.TargetVersion == "" {
+		return nil, upgrade.Request{}, badRequest("targetVersion", "targetVersion is required: the version to reach, one of the catalog's releases")
+	}
+	target, err := semver.NewVersion(req.TargetVersion)
+	if err != nil {
+		return nil, upgrade.Request{}, badRequest("targetVersion", "targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", req.TargetVersion)
+	}
+	if req.IgnoreHostPreflights {
+		return nil, upgrade.Request{}, badRequest("ignoreHostPreflights", "ignoreHostPreflights is not supported: Upshift's preflight problems are fixed, not bypassed; leave it false")
+	}
+	where, err := s.catalogRef(req)
+	if err != nil {
+		return nil, upgrade.Request{}, err
+	}
+	ref, err := catalog.ParseRef(where, s.cfg.CatalogNamespace)
+	if err != nil {
+		return nil, upgrade.Request{}, badRequest("catalog", "%v", err)
+	}
+	opts := catalog.Options{CAFile: s.cfg.CatalogCAFile}
+	if ref.ConfigMap != "" {
+		if opts.Objects, err = runner.NewObjects(s.cfg.Rest); err != nil {
+			return nil, upgrade.Request{}, err
+		}
+	}
+	cat, err := catalog.Open(ctx, ref, opts)
+	if err != nil {
+		return nil, upgrade.Request{}, badRequest("catalog", "%v", err)
+	}
+	if err := cat.SetValues(req.Values); err != nil {
+		return nil, upgrade.Request{}, badRequest("values", "values%v", err)
+	}
+	return cat, upgrade.Request{Target: target, AllowDowngrade: req.AllowDowngrade}, nil
+}
+
+// resolve reads a plan's sources, its ConfigMaps and Secrets with the
+// server's access.
+func (s *Server) resolve(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+	var objs source.Objects
+	if len(runner.ObjectSources(l.Plan)) > 0 {
+		var err error
+		if objs, err = runner.NewObjects(s.cfg.Rest); err != nil {
+			return nil, err
+		}
+	}
+	p, err := runner.Resolve(ctx, l, objs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", name, err)
+	}
+	return p, nil
+}
+
+// planError words an error of solving or checking the upgrade: a
+// problem of the request, the catalog or the cluster's state is a 400
+// naming what to fix; the API server failing is not the client's.
+func planError(err error) error {
+	var ae *APIError
+	var pe *upgrade.PreflightError
+	var status apierrors.APIStatus
+	var uerr *url.Error
+	switch {
+	case errors.As(err, &ae):
+		return err
+	case errors.As(err, &pe):
+		out := badRequest("", "%s", pe.Error()+": nothing was changed")
+		for _, e := range pe.Errs {
+			out.Errors = append(out.Errors, APIError{StatusCode: 400, Field: e.Field, Message: e.ErrorBody()})
+		}
+		return out
+	case errors.As(err, &status) && !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err), errors.As(err, &uerr):
+		return err
+	}
+	return badRequest("targetVersion", "%v", err)
+}

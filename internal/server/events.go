@@ -1,0 +1,91 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
+)
+
+// keepAlive is how often an idle stream gets a comment line, so proxies
+// and browsers do not close it.
+const keepAlive = 15 * time.Second
+
+// handleRunEvents streams a run's transitions as server-sent events: the
+// run as it is first, then every change the shared watch sees, in order.
+// The event id is status.transitions; a client reconnecting with
+// Last-Event-ID gets only what is newer. A reader that lags gets the
+// newest state, not every one in between (ids then skip).
+func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, fmt.Errorf("the connection cannot stream"))
+		return
+	}
+	// Subscribe before reading the run as it is, so no change falls in
+	// between.
+	changes, cancel := s.runs.subscribe(name)
+	defer cancel()
+	current := s.runs.get(s.cfg.Session.Namespace, name)
+	if current == nil {
+		// Not in the watch: a record of an earlier version, or none.
+		var err error
+		if _, current, err = s.getRun(r.Context(), name); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	last, version := -1, ""
+	if id, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil {
+		last = id
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(run *v1alpha1.UpgradeRun) error {
+		n := run.Status.Transitions
+		if n < last || (n == last && (version == "" || run.ResourceVersion == version)) {
+			return nil
+		}
+		last, version = n, run.ResourceVersion
+		st := redact.RunStatus(run.Status)
+		b, err := json.Marshal(RunEvent{Summary: summary(run), Stages: st.Stages})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "id: %d\nevent: transition\ndata: %s\n\n", n, b); err != nil {
+			return err
+		}
+		flusher.Flush()
+		return nil
+	}
+	if err := send(current); err != nil {
+		return
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
+		case run := <-changes:
+			if err := send(run); err != nil {
+				return
+			}
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/server/wizard"
+	"github.com/upshift-dev/upshift/internal/upgrade"
+)
+
+// check solves the request's upgrade and previews its hops, hop 1
+// preflighted against the cluster as it is; it changes nothing.
+func (s *Server) check(ctx context.Context, req UpgradeRequest) (*CheckResult, []PlannedRun, error) {
+	cat, ureq, err := s.openCatalog(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	sol, err := upgrade.Solve(ctx, cat, s.deps, ureq)
+	if err != nil {
+		return nil, nil, planError(err)
+	}
+	sess, err := s.session()
+	if err != nil {
+		return nil, nil, err
+	}
+	hops, err := sol.Previews(ctx, sess, s.resolve)
+	if err != nil {
+		return nil, nil, planError(err)
+	}
+	res := &CheckResult{
+		RequiresInfraUpgrade: len(hops) > 0, CurrentVersion: upgrade.VersionString(sol.From), TargetVersion: sol.To.String(),
+		Findings: sol.Findings, Hops: hops, Describe: []string{},
+	}
+	if sol.Kubernetes != nil {
+		res.Kubernetes = sol.Kubernetes.String()
+	}
+	for _, l := range sol.Describe() {
+		res.Describe = append(res.Describe, redact.Text(l))
+	}
+	planned := make([]PlannedRun, len(hops))
+	for i, h := range hops {
+		planned[i] = PlannedRun{Run: h.Plan, Version: h.To, From: h.From, Stages: h.Stages}
+		hops[i].Note, hops[i].Preview = redact.Text(h.Note), redactPreview(h.Preview)
+	}
+	return res, planned, nil
+}
+
+func (s *Server) handleInfraCheck(w http.ResponseWriter, r *http.Request) {
+	var req UpgradeRequest
+	if err := decode(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	res, _, err := s.check(r.Context(), req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// handleInfraUpgrade starts the infrastructure upgrade: it checks as
+// check does (a problem answers 400 before anything changed), moves the
+// wizard to InfrastructureUpgrading and drives the hops in the
+// background. Started again after a failure, the failed hop (rolled
+// back) gets a new attempt.
+func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var req UpgradeRequest
+	if err := decode(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	rec, _, err := s.state.load(ctx)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	// Refuse early what the state machine refuses anyway, before the
+	// check's reads.
+	if err := wizard.Check(rec.State, wizard.InfrastructureUpgrading); err != nil {
+		writeError(w, err)
+		return
+	}
+	if req.TargetVersion == "" && rec.State == wizard.InfrastructureUpgradeFailed {
+		req = rec.Request // start the failed upgrade again as it was asked
+	}
+	if err := s.leaseFree(ctx); err != nil {
+		writeError(w, err)
+		return
+	}
+	res, planned, err := s.check(ctx, req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	rec, err = s.transition(ctx, wizard.InfrastructureUpgrading, func(rec *record) error {
+		rec.Retry = rec.State == wizard.InfrastructureUpgradeFailed && rec.Request.TargetVersion == req.TargetVersion
+		rec.Request, rec.Current, rec.Infra = req, res.CurrentVersion, planned
+		rec.App, rec.AppPreflights, rec.AppStatus = nil, nil, Status{}
+		rec.InfraStatus = Status{State: StateRunning, Description: "Upgrading infrastructure", LastUpdated: time.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.drive(rec)
+	writeJSON(w, http.StatusOK, s.infraProgress(rec))
+}
+
+func (s *Server) handleInfraStatus(w http.ResponseWriter, r *http.Request) {
+	rec, _, err := s.state.load(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.infraProgress(rec))
+}
+
+// leaseFree refuses (409) when another driver (a CLI, the controller)
+// holds the cluster's lease: the start would only wait for it.
+func (s *Server) leaseFree(ctx context.Context) error {
+	id, valid, err := lease.Holder(ctx, s.deps.Clientset, s.cfg.Session.Namespace, lease.DefaultName)
+	if err != nil || !valid {
+		return err
+	}
+	return fmt.Errorf("%w: the cluster's lease is held by %s, which drives an upgrade now; wait until it ends (upshift status)", errBusy, id)
+}
+
+// infraProgress is the infrastructure phase as embedded-cluster's Infra.
+func (s *Server) infraProgress(rec *record) Progress {
+	overall := rec.InfraStatus
+	switch rec.State {
+	case wizard.New:
+		overall = Status{State: StatePending, Description: "Ready to upgrade", LastUpdated: rec.LastUpdated}
+	case wizard.InfrastructureUpgrading:
+		overall.State = StateRunning
+	}
+	p := progress(rec.Infra, s.runsOf(rec.Infra), overall)
+	if rec.State == wizard.InfrastructureUpgrading {
+		p.Status.Description = s.driving(rec.Infra, p.Waiting, "Upgrading infrastructure")
+	}
+	return p
+}
+
+// runsOf reads the planned runs from the shared watch.
+func (s *Server) runsOf(planned []PlannedRun) map[string]*v1alpha1.UpgradeRun {
+	out := map[string]*v1alpha1.UpgradeRun{}
+	for _, p := range planned {
+		if r := s.runs.get(s.cfg.Session.Namespace, p.Run); r != nil {
+			out[p.Run] = r
+		}
+	}
+	return out
+}
+
+// driving describes a phase on the move: what it waits for, or the
+// stage of the run in progress.
+func (s *Server) driving(planned []PlannedRun, waiting *Waiting, fallback string) string {
+	if waiting != nil {
+		return fmt.Sprintf("Waiting for approval of step %s (run %s)", waiting.Step, waiting.Run)
+	}
+	for _, p := range planned {
+		r := s.runs.get(s.cfg.Session.Namespace, p.Run)
+		if r == nil || r.Status.Phase.Finished() || r.Status.Stage == "" {
+			continue
+		}
+		if r.Status.Phase == v1alpha1.RunRollingBack {
+			return "Rolling back " + r.Status.Stage
+		}
+		return "Upgrading " + r.Status.Stage
+	}
+	return fallback
+}
+
+// driveInfra runs the hops (resuming an unfinished one first) and
+// records how they ended. When the server stops meanwhile, the state
+// stays InfrastructureUpgrading for the next server to drive on.
+func (s *Server) driveInfra(rec *record) {
+	to, st := s.runInfra(rec)
+	if s.ctx.Err() != nil {
+		return
+	}
+	s.cfg.Log(fmt.Sprintf("infrastructure upgrade to %s: %s", rec.Request.TargetVersion, st.Description))
+	s.end(to, func(r *record) { r.InfraStatus, r.Retry = st, false })
+}
+
+func (s *Server) runInfra(rec *record) (wizard.State, Status) {
+	failed := func(err error) (wizard.State, Status) {
+		return wizard.InfrastructureUpgradeFailed, Status{State: StateFailed, Description: redact.Text(describeError(err)), LastUpdated: time.Now().UTC()}
+	}
+	cat, ureq, err := s.openCatalog(s.ctx, rec.Request)
+	if err != nil {
+		return failed(err)
+	}
+	sess, err := s.session()
+	if err != nil {
+		return failed(err)
+	}
+	hops := &upgrade.Hops{Session: sess, Clients: s.deps, Catalog: cat, Request: ureq, Retry: rec.Retry, Resolve: s.resolve,
+		Notice: func(msg string) { s.cfg.Log(redact.Text(msg)) }}
+	res, err := hops.Run(s.ctx)
+	if err != nil {
+		return failed(err)
+	}
+	if res.Stopped != nil {
+		return wizard.InfrastructureUpgradeFailed, stoppedStatus(res.Stopped)
+	}
+	desc := "Upgrade complete"
+	if len(res.Hops) == 0 && res.Solution != nil {
+		desc = fmt.Sprintf("Nothing to upgrade: the cluster runs %s already", upgrade.VersionString(res.Solution.From))
+	}
+	return wizard.InfrastructureUpgraded, Status{State: StateSucceeded, Description: desc, LastUpdated: time.Now().UTC()}
+}
+
+// stoppedStatus words a run that did not reach its version.
+func stoppedStatus(out *runner.Outcome) Status {
+	st := Status{State: StateFailed, LastUpdated: time.Now().UTC()}
+	r := out.Run
+	if r == nil {
+		st.Description = redact.Text(describeError(out.Stopped))
+		return st
+	}
+	cause := r.Status.Failure
+	if cause == "" {
+		cause = r.Status.Message
+	}
+	switch r.Status.Phase {
+	case v1alpha1.RunRolledBack:
+		st.Description = fmt.Sprintf("Run %s failed and was rolled back, restore verified: %s", r.Name, cause)
+	case v1alpha1.RunAborted:
+		st.Description = fmt.Sprintf("Run %s was aborted: roll it back or retry it", r.Name)
+	case v1alpha1.RunFailed, v1alpha1.RunRollbackFailed:
+		st.Description = fmt.Sprintf("Run %s failed and was not rolled back (%s): an operator must act (roll it back or retry it): %s", r.Name, r.Status.Phase, cause)
+	default:
+		st.Description = fmt.Sprintf("Run %s stopped (%s): %s", r.Name, r.Status.Phase, describeError(out.Stopped))
+	}
+	st.Description = redact.Text(st.Description)
+	return st
+}
+
+// describeError is an error's text with a preflight's problems listed.
+func describeError(err error) string {
+	if err == nil {
+		return "stopped"
+	}
+	var pe *upgrade.PreflightError
+	if errors.As(err, &pe) {
+		lines := []string{pe.Error() + ":"}
+		for _, e := range pe.Errs {
+			lines = append(lines, "  "+e.Error())
+		}
+		return strings.Join(lines, "\n")
+	}
+	return err.Error()
+}

@@ -1,0 +1,258 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/report"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/server/wizard"
+)
+
+func (s *Server) handleRunsList(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.session()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	runs, err := sess.Store().List(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[j].CreationTimestamp.Before(&runs[i].CreationTimestamp) })
+	items := make([]RunSummary, len(runs))
+	for i := range runs {
+		items[i] = summary(&runs[i])
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Items []RunSummary `json:"items"`
+	}{items})
+}
+
+// getRun reads the run of the path's name from the store (which also
+// reads records of earlier versions).
+func (s *Server) getRun(ctx context.Context, name string) (*runner.Session, *v1alpha1.UpgradeRun, error) {
+	sess, err := s.session()
+	if err != nil {
+		return nil, nil, err
+	}
+	run, err := sess.Store().Get(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, run, nil
+}
+
+func (s *Server) handleRunGet(w http.ResponseWriter, r *http.Request) {
+	_, run, err := s.getRun(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, RunDetail{Summary: summary(run), Run: redact.Run(run)})
+}
+
+func (s *Server) handleRunReport(w http.ResponseWriter, r *http.Request) {
+	_, run, err := s.getRun(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	rep := report.Build(run)
+	switch f := r.URL.Query().Get("format"); f {
+	case "", "json":
+		writeJSON(w, http.StatusOK, rep)
+	case "markdown", "md":
+		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+		_, _ = w.Write([]byte(redact.Text(report.Markdown(rep, apiCommand))))
+	default:
+		writeError(w, badRequest("format", "format %q: use json (the default) or markdown", f))
+	}
+}
+
+// apiCommand renders a report's next action as the API call that does it.
+func apiCommand(a report.Action) string {
+	switch a.Kind {
+	case report.Approve:
+		return fmt.Sprintf("POST /api/runs/%s/approve {\"step\": %q}", a.Run, a.Step)
+	case report.Retry:
+		return fmt.Sprintf("POST /api/runs/%s/retry", a.Run)
+	case report.RollBack:
+		return fmt.Sprintf("POST /api/runs/%s/rollback", a.Run)
+	case report.Watch:
+		return fmt.Sprintf("GET /api/runs/%s/events", a.Run)
+	}
+	return ""
+}
+
+func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
+	var req ApproveRequest
+	if err := decode(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	sess, _, err := s.getRun(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if _, err := sess.Approve(r.Context(), r.PathValue("name"), req.Step); err != nil {
+		writeError(w, refusal(err))
+		return
+	}
+	s.answerRun(w, r, http.StatusOK)
+}
+
+func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
+	sess, _, err := s.getRun(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if _, err := sess.Abort(r.Context(), r.PathValue("name")); err != nil {
+		writeError(w, refusal(err))
+		return
+	}
+	s.answerRun(w, r, http.StatusOK)
+}
+
+// handleRollback rolls the run back in the background (202).
+func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
+	s.background(w, r, "rollback", func(sess *runner.Session, name string) (*runner.Outcome, error) {
+		return sess.Rollback(s.ctx, name)
+	})
+}
+
+// handleRetry retries a run. A run of the wizard's failed phase starts
+// that phase again (a rolled-back hop gets a new attempt, and the hops
+// after it follow); any other run that failed without rollback retries
+// its failed step in the background.
+func (s *Server) handleRetry(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	rec, _, err := s.state.load(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	phase := wizard.State("")
+	switch {
+	case rec.State == wizard.InfrastructureUpgradeFailed && planned(rec.Infra, name):
+		phase = wizard.InfrastructureUpgrading
+	case rec.State == wizard.AppUpgradeFailed && planned(rec.App, name):
+		phase = wizard.AppUpgrading
+	}
+	_, run, err := s.getRun(r.Context(), name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if phase != "" && run.Status.Phase != v1alpha1.RunFailed {
+		if err := s.leaseFree(r.Context()); err != nil {
+			writeError(w, err)
+			return
+		}
+		rec, err := s.transition(r.Context(), phase, func(rec *record) error {
+			rec.Retry = true
+			if phase == wizard.InfrastructureUpgrading {
+				rec.InfraStatus = Status{State: StateRunning, Description: "Retrying " + name}
+			} else {
+				rec.AppStatus = Status{State: StateRunning, Description: "Retrying " + name}
+			}
+			return nil
+		})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		s.drive(rec)
+		s.answerRun(w, r, http.StatusAccepted)
+		return
+	}
+	if run.Status.Phase != v1alpha1.RunFailed {
+		writeError(w, &APIError{StatusCode: http.StatusConflict, Message: fmt.Sprintf(
+			"run %s is %s: only a run that failed without rollback retries its failed step; a rolled-back run of the current upgrade is retried by starting its phase again", name, run.Status.Phase)})
+		return
+	}
+	s.background(w, r, "retry", func(sess *runner.Session, name string) (*runner.Outcome, error) {
+		return sess.Retry(s.ctx, name)
+	})
+}
+
+func planned(runs []PlannedRun, name string) bool {
+	return slices.ContainsFunc(runs, func(p PlannedRun) bool { return p.Run == name })
+}
+
+// background drives a run command (rollback, retry) after answering 202;
+// its progress is the run's, seen through status and events.
+func (s *Server) background(w http.ResponseWriter, r *http.Request, what string, do func(*runner.Session, string) (*runner.Outcome, error)) {
+	name := r.PathValue("name")
+	sess, _, err := s.getRun(r.Context(), name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := s.leaseFree(r.Context()); err != nil {
+		writeError(w, err)
+		return
+	}
+	s.drives.Add(1)
+	go func() {
+		defer s.drives.Done()
+		out, err := do(sess, name)
+		switch {
+		case err != nil:
+			s.cfg.Log(redact.Text(fmt.Sprintf("%s of run %s: %v", what, name, err)))
+		case out.Run != nil:
+			s.cfg.Log(fmt.Sprintf("%s of run %s: %s", what, name, out.Run.Status.Phase))
+			s.noteEnd(out.Run)
+		}
+	}()
+	s.answerRun(w, r, http.StatusAccepted)
+}
+
+// noteEnd updates the wizard's failed phase's description after a
+// rollback or retry of one of its runs ended.
+func (s *Server) noteEnd(run *v1alpha1.UpgradeRun) {
+	st := stoppedStatus(&runner.Outcome{Run: run})
+	if run.Status.Phase == v1alpha1.RunSucceeded {
+		st = Status{State: StateFailed, Description: fmt.Sprintf("Run %s succeeded after a retry: start the upgrade again to go on", run.Name), LastUpdated: st.LastUpdated}
+	}
+	s.update(func(rec *record) bool {
+		switch {
+		case rec.State == wizard.InfrastructureUpgradeFailed && planned(rec.Infra, run.Name):
+			rec.InfraStatus = st
+		case rec.State == wizard.AppUpgradeFailed && planned(rec.App, run.Name):
+			rec.AppStatus = st
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// answerRun answers with the run's summary as it is now.
+func (s *Server) answerRun(w http.ResponseWriter, r *http.Request, code int) {
+	_, run, err := s.getRun(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, code, summary(run))
+}
+
+// refusal is a command the run's state does not allow: 409 with the
+// engine's reason.
+func refusal(err error) error {
+	if errors.Is(err, runner.ErrRefused) || errors.Is(err, engine.ErrNotAllowed) {
+		return &APIError{StatusCode: http.StatusConflict, Message: err.Error()}
+	}
+	return err
+}

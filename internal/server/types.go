@@ -1,0 +1,186 @@
+package server
+
+import (
+	"time"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/catalog"
+	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/server/wizard"
+	"github.com/upshift-dev/upshift/internal/upgrade"
+)
+
+// The JSON bodies of the API (docs/api.md). Where embedded-cluster's v3
+// API has the same thing, the shape and names are its (types.Infra,
+// types.Status, types.APIError); Upshift's additions are marked.
+
+// State is embedded-cluster's types.State.
+type State string
+
+// The states of a Status.
+const (
+	StatePending   State = "Pending"
+	StateRunning   State = "Running"
+	StateSucceeded State = "Succeeded"
+	StateFailed    State = "Failed"
+)
+
+// Status is embedded-cluster's types.Status.
+type Status struct {
+	State       State     `json:"state"`
+	Description string    `json:"description"`
+	LastUpdated time.Time `json:"lastUpdated"`
+}
+
+// Component is embedded-cluster's types.InfraComponent: here, a stage of
+// a hop's plan.
+type Component struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+}
+
+// Progress is embedded-cluster's types.Infra, also the app upgrade's
+// status (types.AppUpgrade plus components).
+type Progress struct {
+	Components []Component `json:"components"`
+	Logs       string      `json:"logs"`
+	Status     Status      `json:"status"`
+	// Runs are the runs of the phase, in order (Upshift's).
+	Runs []string `json:"runs"`
+	// Waiting is the approval a run waits at (Upshift's).
+	Waiting *Waiting `json:"waiting"`
+}
+
+// Waiting names a run and the approval step it waits at.
+type Waiting struct {
+	Run  string `json:"run"`
+	Step string `json:"step"`
+}
+
+// APIError is embedded-cluster's types.APIError.
+type APIError struct {
+	StatusCode int        `json:"statusCode"`
+	Message    string     `json:"message"`
+	Field      string     `json:"field,omitempty"`
+	Errors     []APIError `json:"errors,omitempty"`
+}
+
+func (e *APIError) Error() string { return e.Message }
+
+// UpgradeRequest is the body of infra check and infra upgrade.
+type UpgradeRequest struct {
+	TargetVersion  string            `json:"targetVersion"`
+	Catalog        string            `json:"catalog,omitempty"`
+	Values         map[string]string `json:"values,omitempty"`
+	AllowDowngrade bool              `json:"allowDowngrade,omitempty"`
+	// IgnoreHostPreflights is embedded-cluster's; true is refused.
+	IgnoreHostPreflights bool `json:"ignoreHostPreflights,omitempty"`
+}
+
+// CheckResult answers infra check.
+type CheckResult struct {
+	RequiresInfraUpgrade bool                 `json:"requiresInfraUpgrade"`
+	CurrentVersion       string               `json:"currentVersion"`
+	TargetVersion        string               `json:"targetVersion"`
+	Kubernetes           string               `json:"kubernetes,omitempty"`
+	Findings             []catalog.Finding    `json:"findings,omitempty"`
+	Describe             []string             `json:"describe"`
+	Hops                 []upgrade.HopPreview `json:"hops"`
+}
+
+// WizardState answers GET /api/linux/upgrade/state (Upshift's).
+type WizardState struct {
+	State                wizard.State `json:"state"`
+	TargetVersion        string       `json:"targetVersion"`
+	CurrentVersion       string       `json:"currentVersion"`
+	Catalog              string       `json:"catalog"`
+	AppPlan              string       `json:"appPlan"`
+	RequiresInfraUpgrade bool         `json:"requiresInfraUpgrade"`
+	InfraRuns            []string     `json:"infraRuns"`
+	AppRun               string       `json:"appRun"`
+	LastUpdated          time.Time    `json:"lastUpdated"`
+}
+
+// PreflightResult is one result of the app preflights
+// (embedded-cluster's types.PreflightsRecord).
+type PreflightResult struct {
+	Title   string `json:"title"`
+	Message string `json:"message"`
+}
+
+// PreflightOutput groups results (embedded-cluster's
+// types.PreflightsOutput).
+type PreflightOutput struct {
+	Pass []PreflightResult `json:"pass"`
+	Warn []PreflightResult `json:"warn"`
+	Fail []PreflightResult `json:"fail"`
+}
+
+// AppPreflights answers the app preflight routes.
+type AppPreflights struct {
+	Output                   PreflightOutput `json:"output"`
+	Status                   Status          `json:"status"`
+	AllowIgnoreAppPreflights bool            `json:"allowIgnoreAppPreflights"`
+}
+
+// AppUpgradeRequest is the body of app upgrade.
+type AppUpgradeRequest struct {
+	IgnoreAppPreflights bool `json:"ignoreAppPreflights,omitempty"`
+}
+
+// RunSummary is one run in the runs list.
+type RunSummary struct {
+	Name string `json:"name"`
+	// Plan is the plan's name, which names its run.
+	Plan            string     `json:"plan"`
+	Version         string     `json:"version"`
+	FromVersion     string     `json:"fromVersion,omitempty"`
+	Phase           string     `json:"phase"`
+	Stage           string     `json:"stage,omitempty"`
+	Step            string     `json:"step,omitempty"`
+	Message         string     `json:"message,omitempty"`
+	Failure         string     `json:"failure,omitempty"`
+	StartedAt       *time.Time `json:"startedAt,omitempty"`
+	FinishedAt      *time.Time `json:"finishedAt,omitempty"`
+	DurationSeconds float64    `json:"durationSeconds,omitempty"`
+	Transitions     int        `json:"transitions"`
+	Attempt         int        `json:"attempt,omitempty"`
+	Waiting         *Waiting   `json:"waiting"`
+}
+
+// RunDetail answers GET /api/runs/{name}.
+type RunDetail struct {
+	Summary RunSummary           `json:"summary"`
+	Run     *v1alpha1.UpgradeRun `json:"run"`
+}
+
+// RunEvent is the data of an SSE transition event.
+type RunEvent struct {
+	Summary RunSummary             `json:"summary"`
+	Stages  []v1alpha1.StageStatus `json:"stages"`
+}
+
+// ApproveRequest is the body of approve.
+type ApproveRequest struct {
+	Step string `json:"step,omitempty"`
+}
+
+// PlanPreviewResult answers POST /api/plans/preview.
+type PlanPreviewResult struct {
+	Plan    string              `json:"plan"`
+	Version string              `json:"version"`
+	Errors  []APIError          `json:"errors,omitempty"`
+	Preview *runner.PlanPreview `json:"preview,omitempty"`
+}
+
+// LoginRequest and LoginResponse are the login route's bodies.
+type LoginRequest struct {
+	Password string `json:"password"`
+}
+
+// LoginResponse carries the token.
+type LoginResponse struct {
+	Token     string    `json:"token"`
+	Role      string    `json:"role"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}

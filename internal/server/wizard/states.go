@@ -1,0 +1,120 @@
+// Package wizard is the upgrade wizard's state machine: which call the
+// HTTP API allows in which state. It is pure; the server persists the
+// state and drives the runs.
+//
+// The states are embedded-cluster's v3 upgrade states (the real API's
+// names, not the seed's InfrastructureChecking), without its
+// configuration, airgap and host-preflight states, which Upshift's
+// catalog and preflight replace. Two differences, both because Upshift
+// rolls a failed hop back and verifies the restore: a failed
+// infrastructure upgrade is not final (it may be started again), and a
+// finished upgrade may be followed by a new one. And one because a
+// blocking problem would make the run refuse anyway: failed app
+// preflights are not bypassed (embedded-cluster's
+// AppPreflightsFailedBypassed), they are run again once fixed.
+package wizard
+
+import "fmt"
+
+// State is where the wizard is.
+type State string
+
+// The states, in the order an upgrade goes through them.
+const (
+	New                         State = "New"
+	InfrastructureUpgrading     State = "InfrastructureUpgrading"
+	InfrastructureUpgraded      State = "InfrastructureUpgraded"
+	InfrastructureUpgradeFailed State = "InfrastructureUpgradeFailed"
+	AppPreflightsRunning        State = "AppPreflightsRunning"
+	AppPreflightsSucceeded      State = "AppPreflightsSucceeded"
+	AppPreflightsFailed         State = "AppPreflightsFailed"
+	AppUpgrading                State = "AppUpgrading"
+	Succeeded                   State = "Succeeded"
+	AppUpgradeFailed            State = "AppUpgradeFailed"
+)
+
+// All lists every state, for validation and the API document.
+var All = []State{New, InfrastructureUpgrading, InfrastructureUpgraded, InfrastructureUpgradeFailed,
+	AppPreflightsRunning, AppPreflightsSucceeded, AppPreflightsFailed, AppUpgrading, Succeeded, AppUpgradeFailed}
+
+// transitions are the allowed moves. A state missing here has none.
+var transitions = map[State][]State{
+	New:                         {InfrastructureUpgrading},
+	InfrastructureUpgrading:     {InfrastructureUpgraded, InfrastructureUpgradeFailed},
+	InfrastructureUpgradeFailed: {InfrastructureUpgrading},
+	InfrastructureUpgraded:      {AppPreflightsRunning, InfrastructureUpgrading},
+	AppPreflightsRunning:        {AppPreflightsSucceeded, AppPreflightsFailed},
+	AppPreflightsSucceeded:      {AppPreflightsRunning, AppUpgrading, InfrastructureUpgrading},
+	AppPreflightsFailed:         {AppPreflightsRunning, InfrastructureUpgrading},
+	AppUpgrading:                {Succeeded, AppUpgradeFailed},
+	AppUpgradeFailed:            {AppUpgrading, InfrastructureUpgrading},
+	Succeeded:                   {InfrastructureUpgrading},
+}
+
+// Driving says the server is working in this state: a run is being
+// driven, so nothing else may start until it ends. A server that starts
+// in a driving state drives it on.
+func (s State) Driving() bool {
+	return s == InfrastructureUpgrading || s == AppPreflightsRunning || s == AppUpgrading
+}
+
+// Valid says s is one of the states.
+func (s State) Valid() bool {
+	_, ok := transitions[s]
+	return ok
+}
+
+// ConflictError is a transition the state does not allow: the API
+// answers 409 with its message.
+type ConflictError struct {
+	From, To State
+}
+
+func (e *ConflictError) Error() string {
+	if e.From.Driving() {
+		return fmt.Sprintf("%s: wait until it ends (state %s)", describe(e.From), e.From)
+	}
+	return fmt.Sprintf("cannot go from %s to %s: %s", e.From, e.To, next(e.From))
+}
+
+// Check returns nil when from may move to to, else a *ConflictError.
+func Check(from, to State) error {
+	for _, s := range transitions[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return &ConflictError{From: from, To: to}
+}
+
+// describe words a driving state for a conflict.
+func describe(s State) string {
+	switch s {
+	case InfrastructureUpgrading:
+		return "an infrastructure upgrade is running"
+	case AppPreflightsRunning:
+		return "the app preflights are running"
+	case AppUpgrading:
+		return "the app upgrade is running"
+	}
+	return string(s)
+}
+
+// next says which calls the state allows, for a conflict's message.
+func next(s State) string {
+	switch s {
+	case New, Succeeded:
+		return "start an infrastructure upgrade first (POST /api/linux/upgrade/infra/upgrade)"
+	case InfrastructureUpgradeFailed:
+		return "start the infrastructure upgrade again (POST /api/linux/upgrade/infra/upgrade)"
+	case InfrastructureUpgraded:
+		return "run the app preflights (POST /api/linux/upgrade/app-preflights/run)"
+	case AppPreflightsSucceeded:
+		return "upgrade the app (POST /api/linux/upgrade/app/upgrade) or run the app preflights again"
+	case AppPreflightsFailed:
+		return "fix what the app preflights found and run them again (POST /api/linux/upgrade/app-preflights/run): a blocking problem is not bypassed"
+	case AppUpgradeFailed:
+		return "upgrade the app again (POST /api/linux/upgrade/app/upgrade) or start a new upgrade"
+	}
+	return "wait until it ends"
+}

@@ -1,0 +1,77 @@
+package wizard
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		from, to State
+		ok       bool
+		says     string
+	}{
+		{New, InfrastructureUpgrading, true, ""},
+		{New, AppUpgrading, false, "start an infrastructure upgrade first"},
+		{InfrastructureUpgrading, InfrastructureUpgrading, false, "an infrastructure upgrade is running"},
+		{InfrastructureUpgrading, InfrastructureUpgraded, true, ""},
+		{InfrastructureUpgradeFailed, InfrastructureUpgrading, true, ""},
+		{InfrastructureUpgradeFailed, AppPreflightsRunning, false, "start the infrastructure upgrade again"},
+		{InfrastructureUpgraded, AppPreflightsRunning, true, ""},
+		{InfrastructureUpgraded, AppUpgrading, false, "run the app preflights"},
+		{AppPreflightsRunning, AppUpgrading, false, "the app preflights are running"},
+		{AppPreflightsFailed, AppUpgrading, false, "a blocking problem is not bypassed"},
+		{AppPreflightsSucceeded, AppPreflightsRunning, true, ""},
+		{AppUpgrading, Succeeded, true, ""},
+		{AppUpgrading, InfrastructureUpgrading, false, "the app upgrade is running"},
+		{AppUpgradeFailed, AppUpgrading, true, ""},
+		{Succeeded, InfrastructureUpgrading, true, ""},
+		{Succeeded, AppUpgrading, false, "start an infrastructure upgrade first"},
+	} {
+		err := Check(tc.from, tc.to)
+		if tc.ok {
+			if err != nil {
+				t.Errorf("%s → %s: %v, want allowed", tc.from, tc.to, err)
+			}
+			continue
+		}
+		var c *ConflictError
+		if !errors.As(err, &c) {
+			t.Errorf("%s → %s: %v, want a ConflictError", tc.from, tc.to, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s → %s: %q, want it to say %q", tc.from, tc.to, err, tc.says)
+		}
+	}
+}
+
+// Every state is reachable from New and every state but a driving one
+// can start a new infrastructure upgrade or is on its way to one: the
+// wizard never gets stuck.
+func TestEveryStateReachableAndNoneStuck(t *testing.T) {
+	seen := map[State]bool{New: true}
+	queue := []State{New}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, n := range transitions[s] {
+			if !seen[n] {
+				seen[n] = true
+				queue = append(queue, n)
+			}
+		}
+	}
+	for _, s := range All {
+		if !seen[s] {
+			t.Errorf("%s is not reachable from New", s)
+		}
+		if !s.Valid() {
+			t.Errorf("%s is not in the transition table", s)
+		}
+		if len(transitions[s]) == 0 {
+			t.Errorf("%s has no way out", s)
+		}
+	}
+}

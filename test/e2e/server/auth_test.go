@@ -1,0 +1,109 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAuthAndTheAPIDocument: health and the document are open; every
+// other route wants a token (401), a viewer's token reads but may not act
+// (403), a wrong password and a forged token are refused; every path the
+// document lists is served; the certificate generated on first start is
+// kept for the next.
+func TestAuthAndTheAPIDocument(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, catalog, _ := e.platform()
+	s := e.serve("--catalog", catalog)
+
+	s.must(http.StatusOK, "GET", "/api/health", "", nil, nil)
+	for _, path := range []string{"/api/linux/upgrade/infra/status", "/api/runs", "/api/linux/upgrade/state"} {
+		code, body := s.call("GET", path, "", nil)
+		var ae apiError
+		if code != http.StatusUnauthorized || json.Unmarshal(body, &ae) != nil || ae.StatusCode != 401 {
+			t.Errorf("GET %s without a token = %d %s, want 401 with an APIError", path, code, body)
+		}
+		if code, _ := s.call("GET", path, "not-a-token", nil); code != http.StatusUnauthorized {
+			t.Errorf("GET %s with a forged token = %d, want 401", path, code)
+		}
+	}
+	if code, _ := s.call("POST", "/api/auth/login", "", map[string]string{"password": "wrong"}); code != http.StatusUnauthorized {
+		t.Errorf("login with a wrong password = %d, want 401", code)
+	}
+
+	viewer := s.login(viewerPassword)
+	s.must(http.StatusOK, "GET", "/api/linux/upgrade/infra/status", viewer, nil, nil)
+	s.must(http.StatusOK, "GET", "/api/runs", viewer, nil, nil)
+	for _, path := range []string{"/api/linux/upgrade/infra/upgrade", "/api/linux/upgrade/infra/start", "/api/linux/upgrade/app/upgrade", "/api/runs/x/approve", "/api/runs/x/rollback"} {
+		code, body := s.call("POST", path, viewer, map[string]string{})
+		if code != http.StatusForbidden {
+			t.Errorf("POST %s with a viewer token = %d %s, want 403", path, code, body)
+		}
+	}
+
+	// Every path of the document is served: a probe never gets the
+	// catch-all's "no route".
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	s.must(http.StatusOK, "GET", "/api/openapi.json", "", nil, &doc)
+	admin := s.login(adminPassword)
+	if len(doc.Paths) < 15 {
+		t.Fatalf("the document lists %d paths", len(doc.Paths))
+	}
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			if method == "post" && !strings.Contains(path, "/runs/") && path != "/api/auth/login" && path != "/api/plans/preview" {
+				continue // the upgrade's actions change state: the other tests call them
+			}
+			if strings.HasSuffix(path, "/events") {
+				continue // a stream: the upgrade test reads it
+			}
+			code, body := s.call(strings.ToUpper(method), strings.ReplaceAll(path, "{name}", "no-such-run"), admin, map[string]string{})
+			if strings.Contains(string(body), "no route") || code == http.StatusMethodNotAllowed {
+				t.Errorf("%s %s is documented but not served: %d %s", method, path, code, body)
+			}
+		}
+	}
+	code, body := s.call("GET", "/api/no/such/route", admin, nil)
+	if code != http.StatusNotFound || !strings.Contains(string(body), "no route") {
+		t.Errorf("an unknown route = %d %s", code, body)
+	}
+
+	// The generated certificate and the signing key are kept: after a
+	// restart the same token works over the same trusted certificate.
+	cert, err := os.ReadFile(filepath.Join(e.stateDir, "tls.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.kill()
+	s2 := e.serve("--catalog", catalog)
+	s2.must(http.StatusOK, "GET", "/api/runs", admin, nil, nil)
+	if again, _ := os.ReadFile(filepath.Join(e.stateDir, "tls.crt")); string(again) != string(cert) {
+		t.Error("the certificate was generated again on restart")
+	}
+}
+
+// TestServeRefusesPlainHTTPOffLoopback: plain HTTP only on loopback, and
+// no password on the command line.
+func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"serve", "--insecure-http", "--listen", "0.0.0.0:0", "--password-file", filepath.Join(e.passDir, "admin")}, "loopback address only"},
+		{[]string{"serve"}, "--password-file"},
+		{[]string{"serve", "--password", "x"}, "unknown flag: --password"},
+	} {
+		out, err := runBinary(e, tc.args...)
+		if err == nil || !strings.Contains(out, tc.says) {
+			t.Errorf("upshift %v: %v\n%s\nwant it refused saying %q", tc.args, err, out, tc.says)
+		}
+	}
+}
