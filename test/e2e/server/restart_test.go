@@ -1,0 +1,41 @@
+package server_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// TestServerKilledMidUpgradeDrivesOn: the server is killed (SIGKILL)
+// while a hop waits for its approval; a new server on the same cluster
+// reads the wizard's state, drives the hop on, and the approval through
+// it completes the upgrade.
+func TestServerKilledMidUpgradeDrivesOn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns, catalog, _ := e.platform()
+	s := e.serve("--catalog", catalog)
+	admin := s.login(adminPassword)
+	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
+		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
+	s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	s.kill()
+
+	s2 := e.serve("--catalog", catalog)
+	var state struct {
+		State     string   `json:"state"`
+		InfraRuns []string `json:"infraRuns"`
+	}
+	s2.must(http.StatusOK, "GET", "/api/linux/upgrade/state", admin, nil, &state)
+	if state.State != "InfrastructureUpgrading" || len(state.InfraRuns) != 1 {
+		t.Fatalf("state after the restart: %+v", state)
+	}
+	p := s2.waitFor("/api/linux/upgrade/infra/status", admin, "the approval again", func(p progress) bool { return p.Waiting != nil })
+	s2.must(http.StatusOK, "POST", "/api/runs/"+p.Waiting.Run+"/approve", admin, map[string]string{}, nil)
+	p = s2.waitFor("/api/linux/upgrade/infra/status", admin, "the end", func(p progress) bool { return p.Status.State != "Running" })
+	if p.Status.State != "Succeeded" {
+		t.Fatalf("after the restart: %+v\n%s", p.Status, s2.log)
+	}
+	if v := e.version(ns); v != "1.1.0" {
+		t.Errorf("the platform runs %s, want 1.1.0", v)
+	}
+}
