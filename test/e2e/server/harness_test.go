@@ -62,7 +62,7 @@ func newEnv(t *testing.T) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, cs: cs, kubeconfig: kc, bin: testenv.UpshiftBinary(t),
-		runsNS: "runs-" + strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(t.Name(), "-")),
+		runsNS:   "runs-" + strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(t.Name(), "-")),
 		stateDir: t.TempDir(), passDir: t.TempDir()}
 	write(t, filepath.Join(e.passDir, "admin"), adminPassword+"\n")
 	write(t, filepath.Join(e.passDir, "viewer"), viewerPassword)
