@@ -26,7 +26,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null)
 
-.PHONY: all build test unit cluster-binaries controller-gen generate check-leaks demo bench lint recipes clean image
+.PHONY: all build test unit cluster-binaries controller-gen generate check-leaks demo demo-ui bench lint recipes clean image
 
 all: build
 
@@ -74,7 +74,11 @@ controller-gen:
 	@$(CONTROLLER_GEN) --version
 
 demo: build
-	$(BIN) demo
+	$(BIN) demo $(if $(UI),--ui)
+
+# the demo in the web UI: `upshift demo --ui` (same as make demo UI=1).
+demo-ui: build
+	$(BIN) demo --ui
 
 # Upshift against the runbook scripts (test/bench), alternating, on fresh
 # local clusters: the demo and the Liqo-shaped scenario, about 9 minutes.

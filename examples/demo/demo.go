@@ -6,8 +6,9 @@ package demo
 
 import "embed"
 
-// FS holds 1.0.0/, 1.1.0/ and 2.0.0/, each with plan.yaml at its root;
+// FS holds 1.0.0/, 1.1.0/ and 2.0.0/, each with plan.yaml at its root,
+// the catalog of the three (catalog.yaml) and the app on top (app/);
 // the plans' relative paths resolve inside their own directory.
 //
-//go:embed 1.0.0 1.1.0 2.0.0
+//go:embed 1.0.0 1.1.0 2.0.0 app catalog.yaml
 var FS embed.FS

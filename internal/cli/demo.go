@@ -29,7 +29,8 @@ var demoSteps = []struct {
 
 func newDemoCommand() *cobra.Command {
 	o := localcluster.Options{Name: "demo", Detached: true}
-	var reuse bool
+	var reuse, ui bool
+	listen := "127.0.0.1:8443"
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Start a local cluster (or reuse it) and upgrade the demo platform on it: 1.0.0, 1.1.0, then a broken 2.0.0 that rolls back",
@@ -49,7 +50,12 @@ Exits 0 only if 1.1.0 succeeded and 2.0.0 ended rolled back (exit code 2),
 both times.
 Each run starts the demo cluster afresh (about 4 seconds), so the demo shows
 the same story every time; --reuse keeps a running one and its saved runs.
-The cluster stays up; the last lines say how to stop it.`,
+The cluster stays up; the last lines say how to stop it.
+
+With --ui, install 1.0.0 and serve the web UI and the API instead (upshift
+serve with the demo's catalog and app): the URL, where the password is and
+a login token are printed; the wizard takes the platform to 1.1.0 (an
+approval on the way) or to the broken 2.0.0 (a failure, rolled back).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Progress = cmd.ErrOrStderr()
@@ -65,6 +71,9 @@ The cluster stays up; the last lines say how to stop it.`,
 			defer os.RemoveAll(dir)
 			if err := os.CopyFS(dir, demoplatform.FS); err != nil {
 				return fmt.Errorf("write the demo platform: %w", err)
+			}
+			if ui {
+				return demoUI(cmd, kubeconfig, dir, listen)
 			}
 			for _, s := range demoSteps {
 				plan := filepath.Join(dir, s.version, "plan.yaml")
@@ -105,6 +114,8 @@ The cluster stays up; the last lines say how to stop it.`,
 	}
 	cmd.Flags().StringVar(&o.Name, "name", o.Name, "name of the local cluster to use or start")
 	cmd.Flags().BoolVar(&reuse, "reuse", false, "reuse a running demo cluster and its saved runs instead of starting afresh")
+	cmd.Flags().BoolVar(&ui, "ui", false, "install the demo platform's 1.0.0 and serve the web UI (the upgrade wizard) and the API over it instead; prints the URL and a login token")
+	cmd.Flags().StringVar(&listen, "listen", listen, "with --ui: where to serve (host:port)")
 	addBinFlags(cmd, &o.BinDir, &o.NoBuild)
 	return cmd
 }

@@ -97,8 +97,8 @@ func stageStatus(r *v1alpha1.UpgradeRun, ss v1alpha1.StageStatus, fallback time.
 	default: // Failed
 		st.State = StateFailed
 	}
-	if ss.Message != "" && st.State != StatePending {
-		st.Description += ": " + redact.Text(ss.Message)
+	if msg := strings.TrimPrefix(ss.Message, "restored and verified"); strings.TrimLeft(msg, ": ") != "" && st.State != StatePending {
+		st.Description += ": " + redact.Text(strings.TrimLeft(msg, ": "))
 	}
 	return st
 }
