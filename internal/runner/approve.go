@@ -18,7 +18,12 @@ import (
 // wraps ErrRefused and an *engine.ApprovalRefused, for the driver's hint.
 func (s *Session) Approve(ctx context.Context, name, stepName string) (engine.Approval, error) {
 	by := lease.CurrentIdentity(name)
-	who := fmt.Sprintf("%s@%s", by.User, by.Host)
+	return s.ApproveAs(ctx, name, stepName, fmt.Sprintf("%s@%s", by.User, by.Host))
+}
+
+// ApproveAs is Approve recorded as approved by who: a driver that acts
+// for someone else (the HTTP API for its logged-in user) says who.
+func (s *Session) ApproveAs(ctx context.Context, name, stepName, who string) (engine.Approval, error) {
 	if err := s.ready(ctx); err != nil {
 		return engine.Approval{}, err
 	}

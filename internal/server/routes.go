@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"net"
 	"net/http"
 	"strings"
 
@@ -127,8 +130,22 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, &APIError{StatusCode: http.StatusForbidden, Message: "a " + string(role) + " token may read, not act: log in with the admin password"})
 			return
 		}
-		rt.handler(w, r)
+		rt.handler(w, r.WithContext(context.WithValue(r.Context(), roleKey{}, role)))
 	})
+}
+
+// roleKey is the context key of the caller's role.
+type roleKey struct{}
+
+// caller names who calls, for the records an action leaves (an
+// approval's "by"): the role and the client's address.
+func caller(r *http.Request) string {
+	role, _ := r.Context().Value(roleKey{}).(auth.Role)
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return fmt.Sprintf("%s@%s via upshift serve", role, host)
 }
 
 // securityHeaders are set on every answer: the UI loads nothing from

@@ -104,7 +104,7 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if _, err := sess.Approve(r.Context(), r.PathValue("name"), req.Step); err != nil {
+	if _, err := sess.ApproveAs(r.Context(), r.PathValue("name"), req.Step, caller(r)); err != nil {
 		writeError(w, refusal(err))
 		return
 	}

@@ -109,6 +109,17 @@ func TestWizardUpgradeEndToEnd(t *testing.T) {
 	if len(seen) < 2 {
 		t.Errorf("only %d events after the approval", len(seen))
 	}
+	var detail struct {
+		Run struct {
+			Status struct {
+				Approvals []struct{ Step, By string } `json:"approvals"`
+			} `json:"status"`
+		} `json:"run"`
+	}
+	s.must(http.StatusOK, "GET", "/api/runs/"+hop1, admin, nil, &detail)
+	if a := detail.Run.Status.Approvals; len(a) != 1 || a[0].Step != "go-ahead" || a[0].By != "admin@127.0.0.1 via upshift serve" {
+		t.Errorf("hop 1's approvals: %+v", a)
+	}
 
 	// Hop 2 waits too.
 	p = s.waitFor("/api/linux/upgrade/infra/status", admin, "hop 2's approval", func(p progress) bool {
