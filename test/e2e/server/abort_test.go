@@ -1,0 +1,48 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestAbortThenRollBackThroughTheAPI: a hop waiting for its approval is
+// aborted through the API (the wizard says so), then rolled back through
+// the API in the background: the platform is back at its version and
+// the wizard's status says the hop was rolled back.
+func TestAbortThenRollBackThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns, catalog, _ := e.platform()
+	s := e.serve("--catalog", catalog)
+	admin := s.login(adminPassword)
+	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
+		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
+	p := s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	run := p.Waiting.Run
+	var sum struct{ Phase string }
+	s.must(http.StatusOK, "POST", "/api/runs/"+run+"/abort", admin, nil, &sum)
+	if sum.Phase != "Aborted" {
+		t.Fatalf("after abort the run is %s", sum.Phase)
+	}
+	p = s.waitFor("/api/linux/upgrade/infra/status", admin, "the wizard to see the abort", func(p progress) bool { return p.Status.State == "Failed" })
+	if !strings.Contains(p.Status.Description, "aborted") {
+		t.Errorf("status after the abort: %+v", p.Status)
+	}
+	s.must(http.StatusAccepted, "POST", "/api/runs/"+run+"/rollback", admin, nil, nil)
+	p = s.waitFor("/api/linux/upgrade/infra/status", admin, "the rollback", func(p progress) bool {
+		return strings.Contains(p.Status.Description, "rolled back, restore verified")
+	})
+	s.must(http.StatusOK, "GET", "/api/runs/"+run, admin, nil, &struct{ Summary *struct{ Phase string } }{Summary: &sum})
+	if sum.Phase != "RolledBack" {
+		t.Errorf("run %s is %s after the rollback", run, sum.Phase)
+	}
+	if _, err := e.cs.AppsV1().Deployments(ns).Get(e.ctx, "web-controller", metaGet); err == nil {
+		t.Error("the controller the aborted hop created is still there after the rollback")
+	}
+	var ae apiError
+	s.must(http.StatusConflict, "POST", "/api/runs/"+run+"/approve", admin, map[string]string{}, &ae)
+	if ae.Message == "" {
+		t.Error("approving a rolled-back run gave no reason")
+	}
+}
