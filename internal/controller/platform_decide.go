@@ -17,7 +17,9 @@ type PlatformObserved struct {
 	Driving bool
 	// Blocked is the last start that could not go on, if any.
 	Blocked *Blocked
-	Now     time.Time
+	// RetryRequested: a new upshift.dev/retry value waits to be answered.
+	RetryRequested bool
+	Now            time.Time
 }
 
 // PlatformAct is what a reconcile does with a PlatformUpgrade.
@@ -31,7 +33,9 @@ const (
 
 // PlatformDecision is an act and why.
 type PlatformDecision struct {
-	Act          PlatformAct
+	Act PlatformAct
+	// Retry: the start gives the failed hop a new attempt.
+	Retry        bool
 	Why          string
 	RequeueAfter time.Duration
 }
@@ -43,12 +47,16 @@ type PlatformDecision struct {
 //     starts.
 //  2. A drive of this process moves it: nothing (the drive wakes the
 //     reconcile after each transition of its hops).
-//  3. Ended at this generation (Succeeded, RolledBack, Failed): nothing;
+//  3. Ended at this generation at a failed hop (RolledBack, Failed) and
+//     a retry asked for (upshift.dev/retry): start again, the failed hop
+//     with a new attempt (fresh backups) or, not rolled back, its failed
+//     step retried.
+//  4. Ended at this generation (Succeeded, RolledBack, Failed): nothing;
 //     a new target (an edit of the spec) starts again.
-//  4. Blocked at this generation: wait out the backoff (queued behind
+//  5. Blocked at this generation: wait out the backoff (queued behind
 //     another run, a preflight or a peer that may change, the API
 //     unavailable); an invalid catalog or a refused hop waits for an edit.
-//  5. Otherwise (new, or left Running by a stopped controller): start a
+//  6. Otherwise (new, or left Running by a stopped controller): start a
 //     drive. It resumes an unfinished hop before anything else.
 func DecidePlatform(o PlatformObserved) PlatformDecision {
 	switch {
@@ -59,7 +67,11 @@ func DecidePlatform(o PlatformObserved) PlatformDecision {
 	case o.Driving:
 		return PlatformDecision{Act: PlatformNothing, Why: "driving"}
 	}
-	ended := o.Phase == v1alpha1.PlatformSucceeded || o.Phase == v1alpha1.PlatformRolledBack || o.Phase == v1alpha1.PlatformFailed
+	failed := o.Phase == v1alpha1.PlatformRolledBack || o.Phase == v1alpha1.PlatformFailed
+	if failed && o.ObservedGeneration == o.Generation && o.RetryRequested {
+		return PlatformDecision{Act: PlatformStart, Retry: true, Why: "retry requested"}
+	}
+	ended := o.Phase == v1alpha1.PlatformSucceeded || failed
 	if ended && o.ObservedGeneration == o.Generation {
 		return PlatformDecision{Act: PlatformNothing, Why: "ended: " + string(o.Phase)}
 	}

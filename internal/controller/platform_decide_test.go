@@ -26,6 +26,9 @@ func TestDecidePlatform(t *testing.T) {
 		{name: "succeeded", o: PlatformObserved{Generation: 2, ObservedGeneration: 2, Phase: v1alpha1.PlatformSucceeded}, want: PlatformNothing},
 		{name: "rolled back", o: PlatformObserved{Generation: 2, ObservedGeneration: 2, Phase: v1alpha1.PlatformRolledBack}, want: PlatformNothing},
 		{name: "failed", o: PlatformObserved{Generation: 2, ObservedGeneration: 2, Phase: v1alpha1.PlatformFailed}, want: PlatformNothing},
+		{name: "rolled back, retry asked", o: PlatformObserved{Generation: 2, ObservedGeneration: 2, Phase: v1alpha1.PlatformRolledBack, RetryRequested: true}, want: PlatformStart},
+		{name: "failed, retry asked", o: PlatformObserved{Generation: 2, ObservedGeneration: 2, Phase: v1alpha1.PlatformFailed, RetryRequested: true}, want: PlatformStart},
+		{name: "succeeded, retry asked: nothing to retry", o: PlatformObserved{Generation: 2, ObservedGeneration: 2, Phase: v1alpha1.PlatformSucceeded, RetryRequested: true}, want: PlatformNothing},
 		{name: "a new target after success", o: PlatformObserved{Generation: 3, ObservedGeneration: 2, Phase: v1alpha1.PlatformSucceeded}, want: PlatformStart},
 		{name: "queued, within its backoff", o: PlatformObserved{Generation: 2, Blocked: blocked(v1alpha1.ReasonQueued, time.Second), Now: now}, want: PlatformNothing, requeue: true},
 		{name: "queued, backoff over", o: PlatformObserved{Generation: 2, Blocked: blocked(v1alpha1.ReasonQueued, time.Minute), Now: now}, want: PlatformStart},
@@ -37,7 +40,7 @@ func TestDecidePlatform(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := DecidePlatform(tt.o)
-			if d.Act != tt.want || (d.RequeueAfter > 0) != tt.requeue {
+			if d.Act != tt.want || (d.RequeueAfter > 0) != tt.requeue || d.Retry != (tt.o.RetryRequested && tt.want == PlatformStart) {
 				t.Fatalf("DecidePlatform = %+v, want %s (requeue %v)", d, tt.want, tt.requeue)
 			}
 		})

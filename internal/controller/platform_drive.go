@@ -33,8 +33,9 @@ const (
 	ReasonUpgradeFailed = "UpgradeFailed"
 )
 
-// startDrive drives the upgrade's hops in a goroutine of its own.
-func (r *PlatformReconciler) startDrive(pu *v1alpha1.PlatformUpgrade) {
+// startDrive drives the upgrade's hops in a goroutine of its own; retry
+// gives the failed hop a new attempt.
+func (r *PlatformReconciler) startDrive(pu *v1alpha1.PlatformUpgrade, retry bool) {
 	key := client.ObjectKeyFromObject(pu)
 	ctx, cancel := context.WithCancel(r.base)
 	d := &platformDrive{cancel: cancel, done: make(chan struct{}),
@@ -48,7 +49,7 @@ func (r *PlatformReconciler) startDrive(pu *v1alpha1.PlatformUpgrade) {
 	go func() {
 		defer r.wg.Done()
 		defer close(d.done)
-		r.drive(ctx, d, pu)
+		r.drive(ctx, d, pu, retry)
 		d.mu.Lock()
 		d.ended = true
 		d.mu.Unlock()
@@ -59,7 +60,7 @@ func (r *PlatformReconciler) startDrive(pu *v1alpha1.PlatformUpgrade) {
 
 // drive runs the hops to the target, or to where one stops, and records
 // how it ended (or why it could not start, to be tried again).
-func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1alpha1.PlatformUpgrade) {
+func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1alpha1.PlatformUpgrade, retry bool) {
 	key := client.ObjectKeyFromObject(pu)
 	log := r.log.WithValues("platformupgrade", key.String())
 	who := serviceAccountUser(pu.Namespace, pu.Spec.ServiceAccountName)
@@ -137,7 +138,7 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 	}
 	autoRollback := pu.Spec.AutoRollback
 	hops := &upgrade.Hops{
-		Session: sess, Clients: cs, Catalog: cat,
+		Session: sess, Clients: cs, Catalog: cat, Retry: retry,
 		Request: upgrade.Request{Target: target, AllowDowngrade: pu.Spec.AllowDowngrade},
 		Resolve: func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
 			if autoRollback != nil && !*autoRollback {

@@ -84,16 +84,18 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if blocked == nil {
 		blocked = PlatformBlockedFromStatus(&pu.Status)
 	}
+	retryValue, retryRequested := pu.Annotations[v1alpha1.AnnotationRetry]
+	retryRequested = retryRequested && pu.Status.HandledActions[v1alpha1.AnnotationRetry] != retryValue
 	dec := DecidePlatform(PlatformObserved{
 		Generation: pu.Generation, ObservedGeneration: observed,
-		Suspend: pu.Spec.Suspend, Phase: phase, Driving: driving, Blocked: blocked, Now: time.Now(),
+		Suspend: pu.Spec.Suspend, Phase: phase, Driving: driving, Blocked: blocked, RetryRequested: retryRequested, Now: time.Now(),
 	})
 	ctrl.LoggerFrom(ctx).V(1).Info("decided", "act", dec.Act, "why", dec.Why)
 	switch dec.Act {
 	case PlatformStop:
 		r.drives.stop(key)
 	case PlatformStart:
-		r.startDrive(pu)
+		r.startDrive(pu, dec.Retry)
 		if d = r.drives.get(key); d != nil {
 			p, _ := d.snapshot()
 			progress = &p
@@ -102,6 +104,9 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 
 	status := pu.Status.DeepCopy()
 	r.approve(pu, status, d, driving)
+	if retryRequested {
+		r.answerRetry(pu, status, retryValue, dec.Retry)
+	}
 	ProjectPlatform(status, pu.Generation, progress, pu.Spec.Suspend, r.drives.blocked.blockedOf(key), metav1.Now())
 	if !equality.Semantic.DeepEqual(status, &pu.Status) {
 		patch := client.MergeFrom(pu.DeepCopy())
@@ -138,4 +143,18 @@ func (r *PlatformReconciler) approve(pu *v1alpha1.PlatformUpgrade, st *v1alpha1.
 		return
 	}
 	r.recorder.Event(pu, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s: approved run %s", v1alpha1.AnnotationApprove, value, d.runName()))))
+}
+
+// answerRetry records a new upshift.dev/retry value as handled, with an
+// event saying whether it started the failed hop again.
+func (r *PlatformReconciler) answerRetry(pu *v1alpha1.PlatformUpgrade, st *v1alpha1.PlatformUpgradeStatus, value string, started bool) {
+	if st.HandledActions == nil {
+		st.HandledActions = map[string]string{}
+	}
+	st.HandledActions[v1alpha1.AnnotationRetry] = value
+	if !started {
+		r.recorder.Event(pu, corev1.EventTypeWarning, ReasonActionRefused, clip(fmt.Sprintf("%s=%s: the upgrade did not stop at a failed hop (phase %s): nothing to retry", v1alpha1.AnnotationRetry, value, pu.Status.Phase)))
+		return
+	}
+	r.recorder.Event(pu, corev1.EventTypeNormal, ReasonActionTaken, clip(fmt.Sprintf("%s=%s: the failed hop starts again", v1alpha1.AnnotationRetry, value)))
 }

@@ -182,4 +182,32 @@ func TestPlatformUpgradeStopsAtARolledBackHop(t *testing.T) {
 		!strings.Contains(c.Message, "hop to 1.2.0 failed and was rolled back (run web-1.2.0)") || !strings.Contains(c.Message, "CrashLoopBackOff") {
 		t.Errorf("Stalled: %+v", c)
 	}
+
+	// upshift.dev/retry starts the failed hop again, as a new attempt:
+	// it rolls back again (the release is still broken), hop 1 untouched.
+	if out, err := e.kubectl("annotate", "-n", e.ns, "--overwrite", "platformupgrade/web", v1alpha1.AnnotationRetry+"=1"); err != nil {
+		t.Fatalf("annotate: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		run := &v1alpha1.UpgradeRun{}
+		u, err := e.dyn.Resource(v1alpha1.GroupVersion.WithResource("upgraderuns")).Namespace(e.runs).Get(e.ctx, "web-1.2.0", metav1.GetOptions{})
+		if err == nil {
+			_ = kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, run)
+		}
+		if run.Status.Attempt == 2 && run.Status.Phase == v1alpha1.RunRolledBack {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the retry did not run hop 2 again: %v\n%s", err, toYAML(run.Status))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	pu = e.waitPlatform("web", v1alpha1.PlatformRolledBack, time.Minute)
+	if pu.Status.HandledActions[v1alpha1.AnnotationRetry] != "1" {
+		t.Errorf("handledActions: %v", pu.Status.HandledActions)
+	}
+	if got := e.webConfig(); got != "1.1" {
+		t.Errorf("web-config says %s after the retry, want hop 1's 1.1", got)
+	}
 }
