@@ -21,6 +21,9 @@ type hopPreview struct {
 	Preview *runner.PlanPreview `json:"preview,omitempty"`
 	// Note says why a hop has no preview.
 	Note string `json:"note,omitempty"`
+	// Scan says what the removed-API scan of a hop that brings a
+	// Kubernetes minor found (nothing: a finding stops the command).
+	Scan string `json:"scan,omitempty"`
 }
 
 // planHops prints the path to --to and each hop's plan with its preview;
@@ -73,6 +76,11 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 			if errs := sess.Preflight(ctx, p); len(errs) > 0 {
 				return preflightProblems(name, errs)
 			}
+			// A hop that brings a Kubernetes minor is scanned for objects
+			// in API versions it removes, as upgrade will.
+			if hp.Scan, err = upgrade.ScanRemovedAPIs(ctx, cs, h, i, name); err != nil {
+				return cf.explain(cat, err)
+			}
 			fallthrough
 		default:
 			if hp.Preview, err = sess.Preview(ctx, p); err != nil {
@@ -86,6 +94,9 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 				}
 			}
 			fmt.Fprintf(out, "\nhop %d/%d: %s\n", i+1, len(h.Path), h.HopName(i))
+			if hp.Scan != "" {
+				fmt.Fprintln(out, redact.Text(hp.Scan))
+			}
 			printPlan(out, p.Plan, hp.Preview)
 			if hp.Note != "" {
 				fmt.Fprintln(out, redact.Text(hp.Note))
