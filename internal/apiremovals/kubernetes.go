@@ -2,6 +2,7 @@ package apiremovals
 
 import (
 	"fmt"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -54,6 +55,17 @@ func Removed(kinds []schema.GroupVersionKind, fromMinor, toMinor int) []Removal 
 		seen[k] = true
 		out = append(out, Removal{Kind: k, RemovedIn: r.in, Replacement: r.replacement, Note: r.note})
 	}
+	return out
+}
+
+// Kinds are every API version and kind of the table, sorted: what a scan
+// of a cluster's objects asks Removed about.
+func Kinds() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(removals))
+	for k := range removals {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
 }
 

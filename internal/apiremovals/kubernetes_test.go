@@ -77,3 +77,15 @@ func TestEveryRemovalSaysWhatToUse(t *testing.T) {
 		}
 	}
 }
+
+// Kinds is the whole table, in a stable order: a scan asking Removed
+// about them all up to 1.34 gets every row.
+func TestKindsIsTheWholeTable(t *testing.T) {
+	kinds := Kinds()
+	if len(kinds) != len(removals) || len(Removed(kinds, 0, 34)) != len(removals) {
+		t.Fatalf("Kinds() has %d kinds, Removed of them to 1.34 %d; the table has %d rows", len(kinds), len(Removed(kinds, 0, 34)), len(removals))
+	}
+	if !reflect.DeepEqual(kinds, Kinds()) {
+		t.Error("Kinds() changes order between calls")
+	}
+}

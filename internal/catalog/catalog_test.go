@@ -45,6 +45,25 @@ func TestOpenADirectoryAndSolveItsPath(t *testing.T) {
 	}
 }
 
+// TestInstallsKubernetesReachesTheSolver: a release's installsKubernetes
+// is the version the path solver checks the stops after it against.
+func TestInstallsKubernetesReachesTheSolver(t *testing.T) {
+	c := &ReleaseCatalog{Spec: Spec{Releases: []Release{
+		{Version: "1.0.0"}, {Version: "1.1.0", InstallsKubernetes: "1.32"}, {Version: "1.2.0", Kubernetes: ">= 1.32"},
+	}}}
+	rels, err := c.Releases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := rels[1].InstallsKubernetes; k == nil || k.String() != "1.32.0" || rels[0].InstallsKubernetes != nil {
+		t.Fatalf("Releases()[1].InstallsKubernetes = %v, want 1.32.0 (and none for 1.0.0)", k)
+	}
+	path, err := versions.Path(rels, versions.Request{Current: semver.MustParse("1.0.0"), Target: semver.MustParse("1.2.0"), Kubernetes: semver.MustParse("1.31.4")})
+	if err != nil || len(path) != 2 {
+		t.Fatalf("Path = %v, %v; want 1.1.0 then 1.2.0, checked against the Kubernetes 1.1.0 installs", path, err)
+	}
+}
+
 func TestPlanTemplateIsFilledWithTheHop(t *testing.T) {
 	c := openDir(t, "testdata/hops")
 	l, err := c.PlanFor(context.Background(), semver.MustParse("1.2.0"), semver.MustParse("1.1.1"))
@@ -111,9 +130,17 @@ spec:
   - {version: 1.0.0, kubernetes: "~> nope"}
   - {version: v1.0.0}
   - {version: one}
+  - {version: 1.1.0, plan: p.yaml, installsKubernetes: "1.32.x"}
+  - {version: 1.2.0, plan: p.yaml, installsKubernetes: "2.0"}
+  - {version: 1.3.0, plan: p.yaml, installsKubernetes: "v1.32.4+k0s.0"}
 `)
 	_, err := Open(context.Background(), Ref{Path: dir}, Options{})
+	if err != nil && strings.Contains(err.Error(), "spec.releases[5].installsKubernetes") {
+		t.Errorf("Open = %v\nwant k0s's v1.32.4+k0s.0 taken as a Kubernetes version", err)
+	}
 	for _, want := range []string{
+		`spec.releases[3].installsKubernetes: Invalid value: "1.32.x": not a Kubernetes version: write the version the release installs as 1.32 or 1.32.4`,
+		`spec.releases[4].installsKubernetes: Invalid value: "2.0"`,
 		"spec.releases[0].plan: Required value: name the release's UpgradePlan file, or give the catalog a spec.planTemplate",
 		"spec.releases[0].kubernetes: Invalid value",
 		"spec.releases[1].version: Duplicate value",

@@ -18,6 +18,11 @@ func (c *ReleaseCatalog) Releases() ([]versions.Release, error) {
 			return nil, fmt.Errorf("spec.releases[%d].version: %w", i, err)
 		}
 		rel := versions.Release{Version: v, RequiredStop: r.RequiredStop}
+		if r.InstallsKubernetes != "" {
+			if rel.InstallsKubernetes, err = versions.Kubernetes(r.InstallsKubernetes); err != nil {
+				return nil, fmt.Errorf("spec.releases[%d].installsKubernetes: %w", i, err)
+			}
+		}
 		for _, c := range []struct {
 			s   string
 			out **semver.Constraints

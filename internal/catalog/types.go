@@ -100,6 +100,13 @@ type Release struct {
 	AllowFrom string `json:"allowFrom,omitempty"`
 	// RequiredStop: no upgrade may jump over this release.
 	RequiredStop bool `json:"requiredStop,omitempty"`
+	// InstallsKubernetes is the Kubernetes version this release installs
+	// ("1.32" or "1.32.4"), for a distribution that bundles Kubernetes (an
+	// embedded cluster, k0s). The releases after it are checked against
+	// it, a hop moves Kubernetes one minor at most, and a hop that brings
+	// a new minor first scans the cluster for objects in API versions it
+	// removes. Empty: the release leaves Kubernetes as it is.
+	InstallsKubernetes string `json:"installsKubernetes,omitempty"`
 }
 
 // VersionSource is one place the running version is read from; exactly

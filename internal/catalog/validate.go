@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/versions"
 )
 
 // Validate checks a catalog before anything reads a cluster: every
@@ -39,6 +40,11 @@ func Validate(c *ReleaseCatalog) field.ErrorList {
 		errs = append(errs, constraint(path.Child("kubernetes"), r.Kubernetes)...)
 		errs = append(errs, constraint(path.Child("peers"), r.Peers)...)
 		errs = append(errs, constraint(path.Child("allowFrom"), r.AllowFrom)...)
+		if k := r.InstallsKubernetes; k != "" {
+			if v, err := versions.Kubernetes(k); err != nil || v.Major() != 1 {
+				errs = append(errs, field.Invalid(path.Child("installsKubernetes"), k, "not a Kubernetes version: write the version the release installs as 1.32 or 1.32.4"))
+			}
+		}
 	}
 	for i, d := range c.Spec.Detect {
 		errs = append(errs, validateSource(spec.Child("detect").Index(i), d)...)

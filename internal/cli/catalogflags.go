@@ -136,6 +136,7 @@ func (f *catalogFlags) explain(cat *catalog.Catalog, err error) error {
 	var detect *catalog.DetectError
 	var refused *upgrade.RefusedError
 	var preflight *upgrade.PreflightError
+	var removed *upgrade.RemovedAPIsError
 	var verify *upgrade.VerifyError
 	switch {
 	case errors.As(err, &refused):
@@ -148,6 +149,8 @@ func (f *catalogFlags) explain(cat *catalog.Catalog, err error) error {
 		return fmt.Errorf("upgrade: run %s: %w", refused.Run, err)
 	case errors.As(err, &preflight):
 		return preflightProblems(preflight.Name, preflight.Errs)
+	case errors.As(err, &removed):
+		return removedAPIs(removed)
 	case errors.As(err, &verify):
 		return &exitError{code: ExitOperator, err: err}
 	case errors.Is(err, upgrade.ErrNoCluster):
@@ -164,4 +167,11 @@ func (f *catalogFlags) explain(cat *catalog.Catalog, err error) error {
 		return fmt.Errorf("catalog %s: %w\nnothing was changed; fix the peer's kubeconfig Secret or its access, or remove the Secret of a peer that is gone", cat.Where, err)
 	}
 	return fmt.Errorf("catalog %s: %w", cat.Where, err)
+}
+
+// removedAPIs lists what the removed-API scan before a hop that brings a
+// Kubernetes minor found, as preflightProblems does.
+func removedAPIs(e *upgrade.RemovedAPIsError) error {
+	return listLines(fmt.Sprintf("%s: the release installs Kubernetes %s (the cluster runs %s): the scan for API versions Kubernetes %d.%d no longer serves found %d problem(s), nothing was changed:",
+		e.Name, e.To, e.From, e.To.Major(), e.To.Minor(), len(e.Report.Lines())), e.Report.Lines())
 }

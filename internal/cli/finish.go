@@ -111,10 +111,18 @@ func problems(file string, errs field.ErrorList) error {
 }
 
 func listProblems(header string, errs field.ErrorList) error {
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		lines[i] = e.Error()
+	}
+	return listLines(header, lines)
+}
+
+func listLines(header string, lines []string) error {
 	var b strings.Builder
 	b.WriteString(header)
-	for _, e := range errs {
-		fmt.Fprintf(&b, "\n  %s", e.Error())
+	for _, l := range lines {
+		fmt.Fprintf(&b, "\n  %s", l)
 	}
 	return errors.New(b.String())
 }

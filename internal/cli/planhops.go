@@ -45,14 +45,17 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 			return err
 		}
 	}
-	hops, err := h.Previews(ctx, sess, func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+	hops, err := h.Previews(ctx, sess, cs, func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
 		return resolveLoaded(cmd, name, l, kf)
 	})
 	var pe *upgrade.PreflightError
-	if errors.As(err, &pe) {
+	var removed *upgrade.RemovedAPIsError
+	switch {
+	case errors.As(err, &pe):
 		return preflightProblems(pe.Name, pe.Errs)
-	}
-	if err != nil {
+	case errors.As(err, &removed):
+		return cf.explain(cat, err)
+	case err != nil:
 		return err
 	}
 	if output == "" {
@@ -63,6 +66,9 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 				}
 			}
 			fmt.Fprintf(out, "\nhop %d/%d: %s\n", i+1, len(h.Path), h.HopName(i))
+			if hp.Scan != "" {
+				fmt.Fprintln(out, redact.Text(hp.Scan))
+			}
 			printPlan(out, hp.Resolved.Plan, hp.Preview)
 			if hp.Note != "" {
 				fmt.Fprintln(out, redact.Text(hp.Note))

@@ -36,7 +36,10 @@ the cluster runs (the catalog's spec.detect, or --from), find the path
 patch, required stops kept, the cluster's Kubernetes version and its peers'
 versions within every release's ranges, the compatibility matrix), and run
 each hop's plan as its own run: backed up, gated, rolled back on failure,
-resumable. A failed hop rolls back that hop only and stops; the hops
+resumable. A hop whose release installs a new Kubernetes minor
+(installsKubernetes) is first refused if the cluster holds objects in API
+versions that minor no longer serves (last-applied annotations, Helm
+releases). A failed hop rolls back that hop only and stops; the hops
 before it stay done. After each hop the version sources must say the hop's
 version. Run the same command again to go on after an approval, a Ctrl-C or
 a crash: an unfinished hop is resumed first, from the plan saved with its

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
@@ -20,7 +21,9 @@ import (
 
 // Set is the clients every executor and gate of a run shares.
 type Set struct {
-	Dynamic   dynamic.Interface
+	Dynamic dynamic.Interface
+	// Metadata lists objects' metadata alone (a removed-API scan).
+	Metadata  metadata.Interface
 	Mapper    meta.RESTMapper
 	Clientset kubernetes.Interface
 	Waiter    *kube.Waiter
@@ -41,6 +44,10 @@ func New(cfg *rest.Config) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clientset: %w", err)
 	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("metadata client: %w", err)
+	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
@@ -55,6 +62,7 @@ func New(cfg *rest.Config) (*Set, error) {
 	return &Set{
 		Helm:      hc,
 		Dynamic:   dyn,
+		Metadata:  md,
 		Mapper:    mapper,
 		Clientset: cs,
 		Waiter:    w,

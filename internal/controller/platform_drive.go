@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -196,6 +197,7 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 func (r *PlatformReconciler) failed(err error, who string, block func(string, string), end func(v1alpha1.PlatformPhase, string, string)) {
 	var refused *upgrade.RefusedError
 	var preflight *upgrade.PreflightError
+	var removed *upgrade.RemovedAPIsError
 	var verify *upgrade.VerifyError
 	var noPath *versions.NoPathError
 	var invalid *catalog.InvalidError
@@ -210,6 +212,8 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 		block(v1alpha1.ReasonRefused, err.Error())
 	case errors.As(err, &preflight):
 		block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %s: %s; nothing was changed", who, preflight.Name, problems(preflight.Errs.ToAggregate().Errors())))
+	case errors.As(err, &removed):
+		block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %s: %s; nothing was changed", who, removed.Error(), strings.Join(removed.Report.Lines(), "; ")))
 	case errors.As(err, &verify):
 		end(v1alpha1.PlatformFailed, ReasonUpgradeFailed, err.Error())
 	case errors.As(err, &invalid):

@@ -12,6 +12,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/catalog"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/upgrade"
@@ -92,6 +93,7 @@ func (s *Server) resolve(ctx context.Context, name string, l *plan.Loaded) (*run
 func planError(err error) error {
 	var ae *APIError
 	var pe *upgrade.PreflightError
+	var removed *upgrade.RemovedAPIsError
 	var status apierrors.APIStatus
 	var uerr *url.Error
 	switch {
@@ -101,6 +103,12 @@ func planError(err error) error {
 		out := badRequest("", "%s", pe.Error()+": nothing was changed")
 		for _, e := range pe.Errs {
 			out.Errors = append(out.Errors, APIError{StatusCode: 400, Field: e.Field, Message: e.ErrorBody()})
+		}
+		return out
+	case errors.As(err, &removed):
+		out := badRequest("targetVersion", "%s: nothing was changed", removed.Error())
+		for _, l := range removed.Report.Lines() {
+			out.Errors = append(out.Errors, APIError{StatusCode: 400, Message: redact.Text(l)})
 		}
 		return out
 	case errors.As(err, &status) && !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err), errors.As(err, &uerr):

@@ -31,7 +31,7 @@ func (s *Server) check(ctx context.Context, req UpgradeRequest) (*CheckResult, [
 	if err != nil {
 		return nil, nil, err
 	}
-	hops, err := sol.Previews(ctx, sess, s.resolve)
+	hops, err := sol.Previews(ctx, sess, s.deps, s.resolve)
 	if err != nil {
 		return nil, nil, planError(err)
 	}
@@ -254,12 +254,17 @@ func describeError(err error) string {
 		return "stopped"
 	}
 	var pe *upgrade.PreflightError
-	if errors.As(err, &pe) {
-		lines := []string{pe.Error() + ":"}
+	var removed *upgrade.RemovedAPIsError
+	var lines []string
+	switch {
+	case errors.As(err, &pe):
 		for _, e := range pe.Errs {
-			lines = append(lines, "  "+e.Error())
+			lines = append(lines, e.Error())
 		}
-		return strings.Join(lines, "\n")
+	case errors.As(err, &removed):
+		lines = removed.Report.Lines()
+	default:
+		return err.Error()
 	}
-	return err.Error()
+	return err.Error() + ":\n  " + strings.Join(lines, "\n  ")
 }

@@ -188,6 +188,11 @@ func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result) (*runne
 	if errs := h.Session.Preflight(ctx, p); len(errs) > 0 {
 		return nil, &PreflightError{Name: name, Errs: errs}
 	}
+	if scanned, err := ScanRemovedAPIs(ctx, h.Clients, s, i, name); err != nil {
+		return nil, err
+	} else if scanned != "" {
+		h.notice(scanned)
+	}
 	out, err := h.Session.Apply(ctx, p, h.Retry && i == 0)
 	if err != nil {
 		return nil, h.refused(out, err, p.Plan.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
@@ -17,6 +18,9 @@ type HopPreview struct {
 	Preview *runner.PlanPreview `json:"preview,omitempty"`
 	// Note says why a hop has no preview.
 	Note string `json:"note,omitempty"`
+	// Scan says what the removed-API scan of a hop that brings a
+	// Kubernetes minor found (nothing: a finding is a *RemovedAPIsError).
+	Scan string `json:"scan,omitempty"`
 	// Stages are the plan's stage names.
 	Stages []string `json:"stages"`
 	// Resolved is the hop's plan with its sources, for a driver to print.
@@ -27,11 +31,12 @@ type HopPreview struct {
 type ResolveFunc func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error)
 
 // Previews renders and resolves every hop's plan and, with a session,
-// checks hop 1 as apply will (a problem is a *PreflightError) and
-// previews each hop. A later hop's preview sees the cluster as it is, not
+// checks hop 1 as apply will (a problem is a *PreflightError; objects in
+// API versions a Kubernetes minor it brings removes, a
+// *RemovedAPIsError) and previews each hop. A later hop's preview sees the cluster as it is, not
 // as the hops before it will leave it: when it cannot be computed, its
 // Note says why. sess nil (no cluster) checks the files only.
-func (s *Solution) Previews(ctx context.Context, sess *runner.Session, resolve ResolveFunc) ([]HopPreview, error) {
+func (s *Solution) Previews(ctx context.Context, sess *runner.Session, cs *clients.Set, resolve ResolveFunc) ([]HopPreview, error) {
 	hops := make([]HopPreview, len(s.Path))
 	for i := range s.Path {
 		l, err := s.Plan(ctx, i)
@@ -54,6 +59,9 @@ func (s *Solution) Previews(ctx context.Context, sess *runner.Session, resolve R
 			// The first hop runs on the cluster as it is: check it as apply will.
 			if errs := sess.Preflight(ctx, p); len(errs) > 0 {
 				return nil, &PreflightError{Name: name, Errs: errs}
+			}
+			if hp.Scan, err = ScanRemovedAPIs(ctx, cs, s, i, name); err != nil {
+				return nil, err
 			}
 			fallthrough
 		default:

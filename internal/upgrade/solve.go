@@ -194,6 +194,11 @@ func (s *Solution) Describe() []string {
 	if s.Kubernetes != nil {
 		lines = append(lines, "  Kubernetes "+s.Kubernetes.String())
 	}
+	for _, r := range s.Path {
+		if r.InstallsKubernetes != nil {
+			lines = append(lines, fmt.Sprintf("  %s installs Kubernetes %s", r.Version, r.InstallsKubernetes))
+		}
+	}
 	if len(s.Peers) > 0 {
 		ps := make([]string, len(s.Peers))
 		for i, p := range s.Peers {

@@ -37,3 +37,31 @@ func TestSolutionNamesItsHops(t *testing.T) {
 		t.Errorf("install: %q, %q", install.HopName(0), install.Describe())
 	}
 }
+
+// TestKubernetesAtEachHop: a hop starts on the Kubernetes the last
+// release before it installed, else the cluster's; it brings a new minor
+// only when its release installs one above that.
+func TestKubernetesAtEachHop(t *testing.T) {
+	v := semver.MustParse
+	s := &Solution{Kubernetes: v("1.33.4"), Path: []versions.Release{
+		{Version: v("1.1.0"), InstallsKubernetes: v("1.33.6")},
+		{Version: v("1.2.0"), InstallsKubernetes: v("1.34.0")},
+		{Version: v("1.3.0")},
+		{Version: v("1.4.0"), InstallsKubernetes: v("1.35.1")},
+	}}
+	for i, want := range []struct {
+		at     string
+		brings bool
+	}{{"1.33.4", false}, {"1.33.6", true}, {"1.34.0", false}, {"1.34.0", true}} {
+		from, to, ok := s.NewKubernetesMinor(i)
+		if got := s.KubernetesAt(i).String(); got != want.at || ok != want.brings {
+			t.Errorf("hop %d: KubernetesAt %s, new minor %t; want %s, %t", i, got, ok, want.at, want.brings)
+		}
+		if ok && (!from.Equal(s.KubernetesAt(i)) || !to.Equal(s.Path[i].InstallsKubernetes)) {
+			t.Errorf("hop %d: NewKubernetesMinor = %s → %s", i, from, to)
+		}
+	}
+	if _, _, ok := (&Solution{Path: s.Path[1:]}).NewKubernetesMinor(0); ok {
+		t.Error("without a cluster, the first hop cannot be said to bring a new minor")
+	}
+}

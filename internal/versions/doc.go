@@ -24,8 +24,19 @@
 //     versions at each stop (the latest patch of each minor).
 //   - Required stops are kept: no hop jumps over a release marked
 //     RequiredStop (a data migration that must run on its own).
-//   - Kubernetes: every release stopped at must accept the cluster's
-//     Kubernetes version (Release.Kubernetes).
+//   - Kubernetes: every release stopped at must accept the Kubernetes
+//     version the cluster runs there (Release.Kubernetes): the cluster's,
+//     until a release stopped at installs Kubernetes (a distribution
+//     that bundles it, Release.InstallsKubernetes); from that stop on,
+//     the version it installs. A release's range is checked against what
+//     it installs itself. So the path is searched over pairs of a
+//     release and the Kubernetes the cluster runs there, and may stop at
+//     a release that installs Kubernetes where a higher patch would not.
+//   - Kubernetes skip (kubernetes-skip): a hop moves Kubernetes one minor
+//     up at most (a control plane upgrade skips no minor), never down
+//     unless downgrades are asked for, and then one minor at most.
+//     Patches move freely. Not checked while the cluster's version is
+//     unknown.
 //   - Peers: every release stopped at must accept the version of every
 //     peer cluster (Release.Peers), the lowest peer being the first to
 //     fail; the error names the peer.

@@ -19,8 +19,9 @@ func FuzzPath(f *testing.F) {
 			return
 		}
 		// Each byte is a release: major 1..2, minor 0..5, patch 0..3,
-		// and in its high bits a required stop, a Kubernetes floor and an
-		// allowed skip from the minor before the one before.
+		// and in its high bits a required stop, a Kubernetes floor, an
+		// allowed skip from the minor before the one before and a
+		// Kubernetes it installs (1.28..1.32, around the cluster's).
 		var cat []Release
 		seen := map[string]bool{}
 		for _, b := range data {
@@ -32,6 +33,9 @@ func FuzzPath(f *testing.F) {
 			r := Release{Version: semver.MustParse(ver), RequiredStop: b%11 == 0}
 			if b%7 == 0 {
 				r.Kubernetes = c(">=1.30")
+			}
+			if b%3 == 0 {
+				r.InstallsKubernetes = semver.MustParse(fmt.Sprintf("1.%d.0", 28+int(b/3)%5))
 			}
 			if b%5 == 0 && r.Version.Minor() >= 2 {
 				r.AllowFrom = c(fmt.Sprintf(">=%d.%d.0 <%d.%d.0", r.Version.Major(), r.Version.Minor()-2, r.Version.Major(), r.Version.Minor()))
@@ -55,12 +59,13 @@ func FuzzPath(f *testing.F) {
 		if best < 0 || len(path) != best {
 			t.Fatalf("Path found %d hops %v, brute force %d, in %v", len(path), versionsOf(path), best, versionsOf(cat))
 		}
-		at := cur
+		at, kube := cur, req.Kubernetes
 		for _, r := range path {
-			if !legalHop(cat, req, at, r) {
-				t.Fatalf("hop %s → %s breaks a rule (path %v, catalog %v)", at, r.Version, versionsOf(path), versionsOf(cat))
+			next, ok := legalHop(cat, req, at, kube, r)
+			if !ok {
+				t.Fatalf("hop %s → %s (Kubernetes %s) breaks a rule (path %v, catalog %v)", at, r.Version, kube, versionsOf(path), versionsOf(cat))
 			}
-			at = r.Version
+			at, kube = r.Version, next
 		}
 		if !at.Equal(tgt) {
 			t.Fatalf("path %v ends at %s, not %s", versionsOf(path), at, tgt)
@@ -69,22 +74,33 @@ func FuzzPath(f *testing.F) {
 }
 
 // bruteForce is the fewest legal hops from the current version to the
-// target (breadth-first over every release), -1 when none.
+// target (breadth-first over every release and the Kubernetes the cluster
+// runs there), -1 when none.
 func bruteForce(cat []Release, req Request) int {
-	dist := map[string]int{req.Current.String(): 0}
-	frontier := []*semver.Version{req.Current}
+	type state struct {
+		at   *semver.Version
+		kube *semver.Version
+	}
+	key := func(s state) string { return s.at.String() + "@" + s.kube.String() }
+	start := state{req.Current, req.Kubernetes}
+	seen := map[string]bool{key(start): true}
+	frontier := []state{start}
 	for hops := 1; len(frontier) > 0; hops++ {
-		var next []*semver.Version
-		for _, at := range frontier {
+		var next []state
+		for _, s := range frontier {
 			for _, r := range cat {
-				if _, done := dist[r.Version.String()]; done || !legalHop(cat, req, at, r) {
+				kube, ok := legalHop(cat, req, s.at, s.kube, r)
+				if !ok {
 					continue
 				}
 				if r.Version.Equal(req.Target) {
 					return hops
 				}
-				dist[r.Version.String()] = hops
-				next = append(next, r.Version)
+				n := state{r.Version, kube}
+				if !seen[key(n)] {
+					seen[key(n)] = true
+					next = append(next, n)
+				}
 			}
 		}
 		frontier = next
@@ -92,21 +108,31 @@ func bruteForce(cat []Release, req Request) int {
 	return -1
 }
 
-// legalHop states the package doc's rules for one hop directly.
-func legalHop(cat []Release, req Request, at *semver.Version, to Release) bool {
+// legalHop states the package doc's rules for one hop directly, from at
+// where the cluster runs Kubernetes kube; it returns the Kubernetes the
+// cluster runs after the hop.
+func legalHop(cat []Release, req Request, at, kube *semver.Version, to Release) (*semver.Version, bool) {
 	if !at.LessThan(to.Version) || req.Target.LessThan(to.Version) {
-		return false
+		return nil, false
 	}
-	if to.Kubernetes != nil && !to.Kubernetes.Check(req.Kubernetes) {
-		return false
+	after := kube
+	if to.InstallsKubernetes != nil {
+		after = to.InstallsKubernetes
+		up := int(after.Minor()) - int(kube.Minor())
+		if up > 1 || up < 0 && !req.AllowDowngrade || up < -1 {
+			return nil, false
+		}
+	}
+	if to.Kubernetes != nil && !to.Kubernetes.Check(after) {
+		return nil, false
 	}
 	for _, r := range cat {
 		if r.RequiredStop && at.LessThan(r.Version) && r.Version.LessThan(to.Version) {
-			return false
+			return nil, false
 		}
 	}
 	if to.AllowFrom != nil && to.AllowFrom.Check(at) {
-		return true
+		return after, true
 	}
 	var minors []string
 	for _, r := range cat {
@@ -117,14 +143,14 @@ func legalHop(cat []Release, req Request, at *semver.Version, to Release) bool {
 	}
 	mAt, mTo := fmt.Sprintf("%d.%d", at.Major(), at.Minor()), fmt.Sprintf("%d.%d", to.Version.Major(), to.Version.Minor())
 	if mAt == mTo {
-		return true
+		return after, true
 	}
 	for i := range minors[:len(minors)-1] {
 		if minors[i] == mAt {
-			return minors[i+1] == mTo
+			return after, minors[i+1] == mTo
 		}
 	}
-	return false
+	return nil, false
 }
 
 func versionsOf(rs []Release) []string {
@@ -133,6 +159,9 @@ func versionsOf(rs []Release) []string {
 		out[i] = r.Version.String()
 		if r.RequiredStop {
 			out[i] += "!"
+		}
+		if r.InstallsKubernetes != nil {
+			out[i] += fmt.Sprintf("(k%d.%d)", r.InstallsKubernetes.Major(), r.InstallsKubernetes.Minor())
 		}
 	}
 	return out

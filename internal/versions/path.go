@@ -3,7 +3,6 @@ package versions
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -21,6 +20,10 @@ type Release struct {
 	AllowFrom *semver.Constraints
 	// RequiredStop: no hop may jump over this release.
 	RequiredStop bool
+	// InstallsKubernetes is the Kubernetes version the release installs
+	// (a distribution that bundles Kubernetes: an embedded cluster, k0s);
+	// nil: it leaves Kubernetes as it is. "1.32" reads as 1.32.0.
+	InstallsKubernetes *semver.Version
 }
 
 // Peer is a peer cluster and the platform version it runs.
@@ -43,6 +46,7 @@ const (
 	RuleUnknownTarget = "unknown-target"
 	RuleDowngrade     = "no-downgrade"
 	RuleKubernetes    = "kubernetes-range"
+	RuleKubeSkip      = "kubernetes-skip"
 	RulePeers         = "peer-skew"
 	RuleSkipMinor     = "no-minor-skip"
 	RuleRequiredStop  = "required-stop"
@@ -76,8 +80,20 @@ func Path(catalog []Release, req Request) ([]Release, error) {
 	if !ok {
 		return fail(RuleUnknownTarget, "the catalog lists no release %s", req.Target)
 	}
-	if why := blocked(target, req); why != nil {
+	if why := peersBlock(target, req); why != nil {
 		return nil, why
+	}
+	oneHop := req.Current == nil || req.Target.LessThan(req.Current)
+	var nodes []node
+	if !oneHop {
+		nodes = candidates(catalog, req)
+	}
+	// The target's Kubernetes checks hold on every path when no stop
+	// before it installs Kubernetes: said first, as the clearest reason.
+	if before, known := kubeBefore(nodes, len(nodes)-1, req); oneHop || known {
+		if why := kubeBlock(target, before, req); why != nil {
+			return nil, why
+		}
 	}
 	if req.Current == nil {
 		return []Release{target}, nil // an install
@@ -88,46 +104,123 @@ func Path(catalog []Release, req Request) ([]Release, error) {
 		}
 		return []Release{target}, nil
 	}
-	nodes := candidates(catalog, req)
-	minors := minorsOf(catalog)
-	// hops[i] is the fewest hops from nodes[i] to the target (-1: none),
-	// computed from the target down.
-	hops := make([]int, len(nodes))
-	last := len(nodes) - 1
-	for i := last; i >= 0; i-- {
-		hops[i] = -1
-		if i == last {
-			hops[i] = 0
-			continue
-		}
-		for j := i + 1; j <= last; j++ {
-			if hops[j] >= 0 && allowed(nodes, i, j, minors) && (hops[i] < 0 || hops[j]+1 < hops[i]) {
-				hops[i] = hops[j] + 1
-			}
-		}
+	s := newSearch(nodes, minorsOf(catalog), req)
+	if path := s.solve(); path != nil {
+		return path, nil
 	}
-	from := -1 // the current version, before nodes[0]
-	var path []Release
-	for from != last {
-		next := -1
-		for j := last; j > from; j-- { // highest first
-			if hops[j] < 0 || !allowedFrom(nodes, from, j, req.Current, minors) {
-				continue
-			}
-			if next < 0 || hops[j] < hops[next] {
-				next = j
-			}
-		}
-		if next < 0 {
-			return nil, explain(nodes, from, req, minors)
-		}
-		path = append(path, nodes[next].Release)
-		from = next
-	}
-	return path, nil
+	return nil, s.explain()
 }
 
-// node is a release a path may pass; ok: it may also stop there.
+// search finds the path through nodes. A state is a node and the
+// Kubernetes version the cluster runs there: a release that installs
+// Kubernetes changes what the stops after it are checked against.
+type search struct {
+	req    Request
+	nodes  []node
+	minors []minor
+	// kube are the Kubernetes versions a state may hold: kube[0] is the
+	// cluster's (nil: unknown), then each version a node installs.
+	kube []*semver.Version
+	// installs[j] indexes kube with what nodes[j] installs; -1: nothing.
+	installs []int
+	// skip and ranges keep the kubernetes-skip and kubernetes-range
+	// rules; off only to explain a refusal.
+	skip, ranges bool
+}
+
+func newSearch(nodes []node, minors []minor, req Request) *search {
+	s := &search{req: req, nodes: nodes, minors: minors, kube: []*semver.Version{req.Kubernetes}, installs: make([]int, len(nodes)), skip: true, ranges: true}
+	for j, n := range nodes {
+		s.installs[j] = -1
+		if n.InstallsKubernetes == nil {
+			continue
+		}
+		for k, v := range s.kube[1:] {
+			if v.Equal(n.InstallsKubernetes) {
+				s.installs[j] = k + 1
+			}
+		}
+		if s.installs[j] < 0 {
+			s.installs[j] = len(s.kube)
+			s.kube = append(s.kube, n.InstallsKubernetes)
+		}
+	}
+	return s
+}
+
+// solve returns the path, nil when there is none.
+func (s *search) solve() []Release {
+	last, nk := len(s.nodes)-1, len(s.kube)
+	// hops[i*nk+k] is the fewest hops from nodes[i] with Kubernetes
+	// kube[k] to the target (-1: none), computed from the target down.
+	hops := make([]int, len(s.nodes)*nk)
+	for i := last; i >= 0; i-- {
+		for k := range nk {
+			h := &hops[i*nk+k]
+			*h = -1
+			if i == last {
+				*h = 0
+				continue
+			}
+			for j := i + 1; j <= last; j++ {
+				next := hops[j*nk+s.kubeAfter(k, j)]
+				if next >= 0 && (*h < 0 || next+1 < *h) && s.allowed(i, k, j) {
+					*h = next + 1
+				}
+			}
+		}
+	}
+	from, k := -1, 0 // the current version, before nodes[0]
+	var path []Release
+	for from != last {
+		next, nextK := -1, 0
+		for j := last; j > from; j-- { // highest first
+			kj := s.kubeAfter(k, j)
+			h := hops[j*nk+kj]
+			if h < 0 || next >= 0 && h >= hops[next*nk+nextK] || !s.allowed(from, k, j) {
+				continue
+			}
+			next, nextK = j, kj
+		}
+		if next < 0 {
+			return nil
+		}
+		path = append(path, s.nodes[next].Release)
+		from, k = next, nextK
+	}
+	return path
+}
+
+// kubeAfter is the Kubernetes a cluster runs at nodes[j] when it ran
+// kube[k] before.
+func (s *search) kubeAfter(k, j int) int {
+	if s.installs[j] >= 0 {
+		return s.installs[j]
+	}
+	return k
+}
+
+// allowed tells whether a hop may go from nodes[i] (the current version
+// at -1), where the cluster runs kube[k], to nodes[j] (i < j).
+func (s *search) allowed(i, k, j int) bool {
+	to := s.nodes[j]
+	if !to.ok {
+		return false
+	}
+	from, between := s.req.Current, s.nodes[:j+1]
+	if i >= 0 {
+		from, between = s.nodes[i].Version, s.nodes[i+1:j+1]
+	}
+	if !hopAllowed(from, between, s.minors) {
+		return false
+	}
+	if after := s.kube[s.kubeAfter(k, j)]; s.ranges && !kubeInRange(to.Release, after) {
+		return false
+	}
+	return !s.skip || kubeSkip(to.Release, s.kube[k], s.req) == ""
+}
+
+// node is a release a path may pass; ok: its peers allow stopping there.
 type node struct {
 	Release
 	ok bool
@@ -135,8 +228,9 @@ type node struct {
 
 // candidates are the releases a path may pass: above the current
 // version, up to the target, not pre-releases (but the target); sorted.
-// Those Kubernetes or a peer rule out are left out, but a required stop
-// stays (not ok), so no hop jumps it and the refusal names it.
+// Those a peer rules out are left out, but a required stop stays (not
+// ok), so no hop jumps it and the refusal names it. Kubernetes is checked
+// per hop: what it runs at a stop depends on the stops before.
 func candidates(catalog []Release, req Request) []node {
 	var out []node
 	for _, r := range catalog {
@@ -147,7 +241,7 @@ func candidates(catalog []Release, req Request) []node {
 		if v.Prerelease() != "" && !v.Equal(req.Target) {
 			continue
 		}
-		ok := blocked(r, req) == nil
+		ok := peersBlock(r, req) == nil
 		if !ok && !r.RequiredStop {
 			continue
 		}
@@ -155,20 +249,6 @@ func candidates(catalog []Release, req Request) []node {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version.LessThan(out[j].Version) })
 	return out
-}
-
-// allowedFrom is allowed for a hop from nodes[i], or from the current
-// version when i is -1.
-func allowedFrom(nodes []node, i, j int, current *semver.Version, minors []minor) bool {
-	if i >= 0 {
-		return allowed(nodes, i, j, minors)
-	}
-	return nodes[j].ok && hopAllowed(current, nodes[:j+1], minors)
-}
-
-// allowed tells whether a hop may go from nodes[i] to nodes[j] (i < j).
-func allowed(nodes []node, i, j int, minors []minor) bool {
-	return nodes[i].ok && nodes[j].ok && hopAllowed(nodes[i].Version, nodes[i+1:j+1], minors)
 }
 
 // hopAllowed tells whether a hop may go from v to the last of between
@@ -226,21 +306,17 @@ func nextMinor(v, w *semver.Version, minors []minor) bool {
 
 func after(a, b minor) bool { return a.major > b.major || a.major == b.major && a.minor > b.minor }
 
-// blocked says why a release cannot be stopped at on this cluster, or nil.
-func blocked(r Release, req Request) *NoPathError {
-	fail := func(rule, format string, args ...any) *NoPathError {
-		return &NoPathError{From: req.Current, To: req.Target, Rule: rule, Detail: fmt.Sprintf(format, args...)}
+// peersBlock says why no peer lets a release be stopped at, or nil.
+func peersBlock(r Release, req Request) *NoPathError {
+	if r.Peers == nil {
+		return nil
 	}
-	if r.Kubernetes != nil && req.Kubernetes != nil && !r.Kubernetes.Check(req.Kubernetes) {
-		return fail(RuleKubernetes, "%s needs Kubernetes %s; the cluster runs %s", r.Version, r.Kubernetes, req.Kubernetes)
-	}
-	if r.Peers != nil {
-		peers := append([]Peer(nil), req.Peers...)
-		sort.Slice(peers, func(i, j int) bool { return peers[i].Version.LessThan(peers[j].Version) })
-		for _, p := range peers {
-			if !r.Peers.Check(p.Version) {
-				return fail(RulePeers, "%s works with peers %s; peer %s runs %s", r.Version, r.Peers, p.Name, p.Version)
-			}
+	peers := append([]Peer(nil), req.Peers...)
+	sort.Slice(peers, func(i, j int) bool { return peers[i].Version.LessThan(peers[j].Version) })
+	for _, p := range peers {
+		if !r.Peers.Check(p.Version) {
+			return &NoPathError{From: req.Current, To: req.Target, Rule: RulePeers,
+				Detail: fmt.Sprintf("%s works with peers %s; peer %s runs %s", r.Version, r.Peers, p.Name, p.Version)}
 		}
 	}
 	return nil
@@ -253,32 +329,4 @@ func find(catalog []Release, v *semver.Version) (Release, bool) {
 		}
 	}
 	return Release{}, false
-}
-
-// explain says why no hop leaves nodes[from] (the current version at -1):
-// a required stop that cannot be stopped at, a minor that has no release
-// the cluster can run, or a minor skipped.
-func explain(nodes []node, from int, req Request, minors []minor) error {
-	at := req.Current
-	if from >= 0 {
-		at = nodes[from].Version
-	}
-	for _, r := range nodes[from+1:] {
-		if r.RequiredStop {
-			if why := blocked(r.Release, req); why != nil {
-				why.Detail = fmt.Sprintf("required stop %s cannot be stopped at: %s", r.Version, why.Detail)
-				return why
-			}
-			break
-		}
-	}
-	var next []string
-	for _, m := range minors {
-		if after(m, minor{at.Major(), at.Minor()}) {
-			next = append(next, fmt.Sprintf("%d.%d", m.major, m.minor))
-			break
-		}
-	}
-	return &NoPathError{From: req.Current, To: req.Target, Rule: RuleSkipMinor,
-		Detail: fmt.Sprintf("from %s the next minor (%s) has no release this cluster and its peers can run, and no later release allows coming from %s", at, strings.Join(next, ""), at)}
 }
