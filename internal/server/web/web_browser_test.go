@@ -1,9 +1,11 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -111,6 +113,63 @@ func TestBrowserModules(t *testing.T) {
 	}
 	for _, f := range res.Failures {
 		t.Error(f)
+	}
+	b.CheckNoProblems(t)
+}
+
+// follow (sse.js) sends the session's token, reads the stream's events,
+// and after a break reconnects with Last-Event-ID: a test stream, not the
+// API, answers it.
+func TestBrowserEventStreamReconnects(t *testing.T) {
+	b := browsertest.New(t)
+	srv := serveUI(t)
+	var mu sync.Mutex
+	var seen []string // Authorization and Last-Event-ID of each connection
+	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := len(seen)
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("Last-Event-ID"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n == 0 {
+			// The first connection: an event, a keep-alive, then a break.
+			fmt.Fprint(w, "retry: 100\nid: 1\nevent: transition\ndata: {\"summary\":\n: keep-alive\ndata: {\"phase\":\"Running\"}}\n\n")
+			return
+		}
+		fmt.Fprint(w, "id: 2\nevent: transition\ndata: {\"summary\":{\"phase\":\"Succeeded\"}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	srv.Config.Handler.(*http.ServeMux).Handle("/test/events", stream)
+	var got []string
+	b.Run(t,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(`#login-password`, chromedp.ByQuery),
+		browsertest.Eval(`(async () => {
+		  const { session } = await import('/assets/api.js');
+		  const { follow } = await import('/assets/sse.js');
+		  session.set({ token: 'tok', role: 'viewer', expiresAt: '2999-01-01T00:00:00Z' });
+		  const got = [];
+		  await new Promise((resolve) => {
+		    const f = follow('/test/events', { onEvent(ev) {
+		      got.push(ev.type + ' ' + ev.id + ' ' + JSON.stringify(ev.data));
+		      if (got.length === 2) { f.close(); resolve(); }
+		    } });
+		  });
+		  session.clear();
+		  return got;
+		})()`, &got))
+	want := []string{
+		`transition 1 {"summary":{"phase":"Running"}}`,
+		`transition 2 {"summary":{"phase":"Succeeded"}}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) < 2 || seen[0] != "Bearer tok|" || seen[1] != "Bearer tok|1" {
+		t.Errorf("connections (Authorization|Last-Event-ID): %q", seen)
 	}
 	b.CheckNoProblems(t)
 }

@@ -57,7 +57,9 @@ type Browser struct {
 
 // New starts a headless Chromium for t and closes it when t ends: no
 // sandbox (tests run as root in containers, where Chromium's sandbox
-// cannot start), no GPU, no /dev/shm (small in containers). Console
+// cannot start), no GPU, no /dev/shm (small in containers), a profile
+// of its own in a temporary directory that chromedp removes once the
+// browser exited. Console
 // errors, uncaught exceptions and resources that failed to load are
 // recorded: see Problems.
 func New(t testing.TB) *Browser {
@@ -75,7 +77,6 @@ func New(t testing.TB) *Browser {
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), Timeout)

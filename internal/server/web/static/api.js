@@ -61,8 +61,8 @@ export function authHeaders() {
 // request calls the API. body: an object is sent as JSON; a string with
 // contentType as is. It answers the parsed JSON (or the text of another
 // content type) and throws APIError when the status is not 2xx.
-export async function request(method, path, { body, contentType, signal, auth = true } = {}) {
-  const headers = { Accept: 'application/json', ...(auth ? authHeaders() : {}) };
+export async function request(method, path, { body, contentType, accept = 'application/json', signal, auth = true } = {}) {
+  const headers = { Accept: accept, ...(auth ? authHeaders() : {}) };
   let payload;
   if (body !== undefined) {
     if (typeof body === 'string') {
@@ -112,4 +112,7 @@ export async function login(password) {
 }
 
 export const run = (name) => `/api/runs/${encodeURIComponent(name)}`;
+
+// reportMarkdown is a run's report as the server writes it in Markdown.
+export const reportMarkdown = (name) => get(`${run(name)}/report?format=markdown`, { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.1' });
 export const upgrade = (p) => `/api/linux/upgrade/${p}`;

@@ -3,7 +3,7 @@
 // Markdown (GET /api/runs/{name}/report?format=markdown).
 
 import { h, pre, errorBox, setError } from './dom.js';
-import { get, run as runPath, upgrade, session } from './api.js';
+import { get, reportMarkdown, upgrade, session } from './api.js';
 
 export function doneStep({ onNew }) {
   const err = errorBox({ dataset: { testid: 'done-error' } });
@@ -23,7 +23,7 @@ export function doneStep({ onNew }) {
       }
       reports.replaceChildren(...names.map((name) => {
         const body = pre('Loading…', { class: 'report', dataset: { testid: 'report', run: name }, 'aria-label': `Report of run ${name}` });
-        get(`${runPath(name)}/report?format=markdown`)
+        reportMarkdown(name)
           .then((md) => { body.textContent = typeof md === 'string' ? md : JSON.stringify(md, null, 2); })
           .catch((e) => { body.textContent = `The report could not be read: ${e.message}`; });
         return h('section', { class: 'report-block', 'aria-labelledby': `report-${name}` },

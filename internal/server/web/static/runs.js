@@ -3,7 +3,7 @@
 // it moves, and the commands that apply).
 
 import { h, text, badge, pre, time, dl, announce, errorBox, setError, disclosure, busy } from './dom.js';
-import { get, post, run as runPath, session } from './api.js';
+import { get, post, run as runPath, reportMarkdown, session } from './api.js';
 import { follow } from './sse.js';
 import { formatDuration, runDuration, runFinished, actionsFor, runEvent } from './model.js';
 import { stagesList, checksList } from './timeline.js';
@@ -98,7 +98,7 @@ export function renderRun(main, name) {
 
   async function loadReport() {
     try {
-      const md = await get(`${runPath(name)}/report?format=markdown`);
+      const md = await reportMarkdown(name);
       report.textContent = typeof md === 'string' ? md : JSON.stringify(md, null, 2);
     } catch (e) {
       report.textContent = `The report could not be read: ${e.message}`;

@@ -16,6 +16,7 @@ export function renderWizard(main) {
   let view = null;
   let current = '';
   let disposed = false;
+  let lastState = null; // the server's state as last read
   const admin = session.isAdmin();
 
   const stepper = h('ol', { class: 'stepper' });
@@ -48,8 +49,9 @@ export function renderWizard(main) {
       ...content);
   }
 
-  function goTo(id, state, { focus = true } = {}) {
+  function goTo(id, given, { focus = true } = {}) {
     if (disposed) return;
+    const state = given || lastState;
     view?.dispose?.();
     view = null;
     current = id;
@@ -122,6 +124,7 @@ export function renderWizard(main) {
     text(body, 'Loading the upgrade\'s state…');
     try {
       const state = await get(upgrade('state'));
+      lastState = state;
       goTo(stepForState(state?.state), state, { focus: false });
     } catch (e) {
       if (disposed) return;
