@@ -1,0 +1,214 @@
+// Pure functions of the API's data (no DOM, no fetch), tested in a
+// browser by web's tests (testdata/model.test.js).
+
+// The wizard's steps, in order.
+export const STEPS = [
+  { id: 'welcome', title: 'Welcome' },
+  { id: 'configuration', title: 'Configuration' },
+  { id: 'infra', title: 'Infrastructure upgrade' },
+  { id: 'app-preflights', title: 'App preflights' },
+  { id: 'app-upgrade', title: 'App upgrade' },
+  { id: 'done', title: 'Done' },
+];
+
+// stepForState is the wizard step that shows a server state
+// (GET /api/linux/upgrade/state), so a reload, or a restarted server,
+// picks up where it was. The names are embedded-cluster's; its states
+// Upshift does not have fall where they would be.
+export function stepForState(state) {
+  switch (state) {
+    case 'InfrastructureUpgrading':
+    case 'InfrastructureUpgraded':
+    case 'InfrastructureUpgradeFailed':
+      return 'infra';
+    case 'AppPreflightsRunning':
+    case 'AppPreflightsSucceeded':
+    case 'AppPreflightsFailed':
+    case 'AppPreflightsExecutionFailed':
+    case 'AppPreflightsFailedBypassed':
+      return 'app-preflights';
+    case 'AppUpgrading':
+    case 'AppUpgradeFailed':
+      return 'app-upgrade';
+    case 'Succeeded':
+      return 'done';
+    default:
+      return 'welcome';
+  }
+}
+
+// phaseClass sorts a state (Pending/Running/Succeeded/Failed), a run's
+// phase or a stage's, step's or gate's phase into what a badge shows.
+export function phaseClass(phase) {
+  switch (phase) {
+    case 'Succeeded':
+      return 'ok';
+    case 'Failed':
+    case 'RollbackFailed':
+      return 'fail';
+    case 'Running':
+    case 'BackingUp':
+    case 'Gating':
+    case 'RollingBack':
+      return 'active';
+    case 'Warned':
+    case 'Aborted':
+      return 'warn';
+    case 'RolledBack':
+    case 'Skipped':
+      return 'muted';
+    default:
+      return 'pending';
+  }
+}
+
+// humanize: "RollingBack" → "Rolling back".
+export function humanize(s) {
+  const words = String(s).replace(/([a-z])([A-Z])/g, '$1 $2').split(' ');
+  return words.map((w, i) => (i === 0 ? w : w.toLowerCase())).join(' ');
+}
+
+// A run that will not move again without an operator's command
+// (v1alpha1.RunPhase.Finished).
+export function runFinished(phase) {
+  return phase === 'Succeeded' || phase === 'RolledBack';
+}
+
+// actionsFor lists the commands that apply to a run (a RunSummary) in
+// the order the UI offers them: approve while it waits at an approval
+// step, abort while it moves, rollback once it failed or was aborted,
+// retry once it was rolled back. A viewer gets none.
+export function actionsFor(summary, role) {
+  if (!summary || role !== 'admin') return [];
+  const out = [];
+  const p = summary.phase;
+  if (summary.waiting && (p === 'Running' || p === 'Pending')) out.push('approve');
+  if (p === 'Running' || p === 'Pending') out.push('abort');
+  if (p === 'Failed' || p === 'Aborted') out.push('rollback');
+  if (p === 'RolledBack') out.push('retry');
+  return out;
+}
+
+// countSteps counts a run's steps (not its gates) and those that
+// succeeded.
+export function countSteps(stages) {
+  let done = 0;
+  let total = 0;
+  for (const st of stages || []) {
+    for (const s of st.steps || []) {
+      total++;
+      if (s.phase === 'Succeeded') done++;
+    }
+  }
+  return { done, total };
+}
+
+// progress is the percentage an infra or app status shows:
+// round(100 × succeeded steps / all steps) over the runs followed (each
+// {stages}); components (the stages of every hop's plan) that no run
+// followed yet (a later hop) count as one step each, not done, so the bar
+// does not jump back when a hop starts. Without a run's stages yet it is
+// embedded-cluster's: succeeded components over all of them. Succeeded is
+// 100.
+export function progress(status, runs) {
+  if (status?.status?.state === 'Succeeded') return 100;
+  const components = status?.components || [];
+  let done = 0;
+  let total = 0;
+  let stages = 0;
+  for (const r of runs || []) {
+    const c = countSteps(r.stages);
+    done += c.done;
+    total += c.total;
+    stages += (r.stages || []).length;
+  }
+  if (total === 0) {
+    if (!components.length) return 0;
+    const ok = components.filter((c) => c.status?.state === 'Succeeded').length;
+    return Math.round((100 * ok) / components.length);
+  }
+  total += Math.max(0, components.length - stages);
+  return Math.round((100 * done) / total);
+}
+
+// elapsedSeconds: from startedAt to finishedAt, or to now while it has
+// not finished; null before it started. Timestamps are RFC 3339 (with
+// microseconds: metav1.MicroTime).
+export function elapsedSeconds(startedAt, finishedAt, now = Date.now()) {
+  if (!startedAt) return null;
+  const a = Date.parse(startedAt);
+  if (Number.isNaN(a)) return null;
+  const b = finishedAt ? Date.parse(finishedAt) : now;
+  if (Number.isNaN(b)) return null;
+  return Math.max(0, Math.round((b - a) / 1000));
+}
+
+// formatDuration: 5 → "5s", 65 → "1m 05s", 3725 → "1h 02m 05s".
+export function formatDuration(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return '';
+  const s = Math.max(0, Math.round(seconds));
+  const hh = Math.floor(s / 3600);
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = s % 60;
+  const pad = (n) => String(n).padStart(2, '0');
+  if (hh) return `${hh}h ${pad(mm)}m ${pad(ss)}s`;
+  if (mm) return `${mm}m ${pad(ss)}s`;
+  return `${ss}s`;
+}
+
+// runDuration is a RunSummary's duration in seconds: durationSeconds
+// when the server says it, otherwise from its timestamps.
+export function runDuration(summary, now = Date.now()) {
+  if (typeof summary?.durationSeconds === 'number') return summary.durationSeconds;
+  return elapsedSeconds(summary?.startedAt, summary?.finishedAt, now);
+}
+
+// runEvent reads an event of GET /api/runs/{name}/events (or the answer
+// of GET /api/runs/{name}) into {summary, stages, checks}; fields the
+// data does not carry are undefined.
+export function runEvent(data) {
+  if (!data || typeof data !== 'object') return {};
+  const status = data.run?.status || data.status;
+  return {
+    summary: data.summary,
+    stages: data.stages || status?.stages,
+    checks: data.checks || status?.checks,
+  };
+}
+
+// parseValues turns key=value rows into the values object of a check or
+// a start; it throws on a row without a key and on a key given twice.
+export function parseValues(rows) {
+  const out = {};
+  rows.forEach(([k, v], i) => {
+    const key = (k || '').trim();
+    if (!key && !(v || '').trim()) return;
+    if (!key) throw Object.assign(new Error(`value row ${i + 1} has no key`), { field: 'values' });
+    if (Object.hasOwn(out, key)) throw Object.assign(new Error(`key ${key} is given twice`), { field: `values.${key}` });
+    out[key] = v || '';
+  });
+  return out;
+}
+
+// changeCounts: "2 update, 1 create" of a step's or a plan's changes.
+export function changeCounts(changes) {
+  const n = new Map();
+  for (const c of changes || []) n.set(c.action, (n.get(c.action) || 0) + 1);
+  return [...n].map(([a, k]) => `${k} ${a}`).join(', ');
+}
+
+// refText: "Deployment demo/web" of a change's ref.
+export function refText(ref) {
+  if (!ref) return '';
+  const ns = ref.namespace ? `${ref.namespace}/` : '';
+  return `${ref.kind || '?'} ${ns}${ref.name || ''}`.trim();
+}
+
+// preflightsBlocked tells whether the app preflights stop the wizard:
+// any failure, unless the server allows ignoring them and the operator
+// said so.
+export function preflightsBlocked(res, ignore) {
+  const fails = res?.output?.fail || [];
+  if (!fails.length) return false;
+  return !(res.allowIgnoreAppPreflights && ignore);
+}

@@ -1,0 +1,143 @@
+// The upgrade wizard (embedded-cluster's, docs/api.md): Welcome →
+// Configuration → Infrastructure upgrade → App preflights → App upgrade →
+// Done. The server's state (GET /api/linux/upgrade/state) decides the
+// step shown on load, so a reload or a restarted server picks up where it
+// was; once an upgrade started there is no Back.
+
+import { h, text, announce, errorBox, setError, dl } from './dom.js';
+import { get, upgrade, session } from './api.js';
+import { STEPS, stepForState, humanize } from './model.js';
+import { phaseView } from './phase.js';
+import { configurationStep } from './configure.js';
+import { preflightsStep } from './preflights.js';
+import { doneStep } from './done.js';
+
+export function renderWizard(main) {
+  let view = null;
+  let current = '';
+  let disposed = false;
+  let lastState = null; // the server's state as last read
+  const admin = session.isAdmin();
+
+  const stepper = h('ol', { class: 'stepper' });
+  const body = h('div', { class: 'wizard-body' });
+  const err = errorBox({ dataset: { testid: 'wizard-error' } });
+  main.replaceChildren(
+    h('h1', { tabindex: '-1', dataset: { testid: 'wizard-heading' } }, 'Upgrade'),
+    h('nav', { 'aria-label': 'Upgrade steps' }, stepper),
+    err,
+    body);
+
+  function renderStepper() {
+    const at = STEPS.findIndex((s) => s.id === current);
+    stepper.replaceChildren(...STEPS.map((s, i) => {
+      const status = i < at ? 'done' : i === at ? 'current' : 'upcoming';
+      return h('li', { class: `step-${status}`, 'aria-current': i === at ? 'step' : undefined, dataset: { testid: `stepper-${s.id}`, status } },
+        h('span', { class: 'step-num', 'aria-hidden': 'true' }, status === 'done' ? '✓' : String(i + 1)),
+        h('span', {}, s.title),
+        h('span', { class: 'visually-hidden' }, status === 'done' ? ' (done)' : status === 'current' ? ' (current step)' : ''));
+    }));
+  }
+
+  // stepSection is a step's section with its heading, which takes the
+  // focus when the step shows.
+  function stepSection(id, intro, ...content) {
+    const s = STEPS.find((x) => x.id === id);
+    return h('section', { class: 'step', id: `step-${id}`, 'aria-labelledby': 'wizard-step-heading', dataset: { testid: `step-${id}` } },
+      h('h2', { id: 'wizard-step-heading', tabindex: '-1', dataset: { testid: 'wizard-step-heading', step: id } }, s.title),
+      intro ? h('p', { class: 'intro' }, intro) : null,
+      ...content);
+  }
+
+  function goTo(id, given, { focus = true } = {}) {
+    if (disposed) return;
+    const state = given || lastState;
+    view?.dispose?.();
+    view = null;
+    current = id;
+    renderStepper();
+    const n = STEPS.findIndex((s) => s.id === id) + 1;
+    let section;
+    switch (id) {
+      case 'configuration': {
+        view = configurationStep({ state, onBack: () => goTo('welcome', state), onStarted: () => goTo('infra') });
+        section = stepSection(id, 'Choose the version to reach, check what it changes, then start.', view.el);
+        break;
+      }
+      case 'infra': {
+        view = phaseView({
+          kind: 'infra', statusPath: upgrade('infra/status'), title: 'Infrastructure upgrade',
+          onNext: () => goTo('app-preflights'),
+          failureExtras: () => [h('button', { type: 'button', dataset: { testid: 'new-target' }, on: { click: () => goTo('configuration') } }, 'Choose another target')],
+        });
+        section = stepSection(id, 'The platform goes through the catalog\'s hops, stage by stage. A failed hop is rolled back and its restore verified.', view.el);
+        break;
+      }
+      case 'app-preflights': {
+        view = preflightsStep({ onStarted: () => goTo('app-upgrade') });
+        section = stepSection(id, 'The app plan\'s preflight and its checks, by severity.', view.el);
+        break;
+      }
+      case 'app-upgrade': {
+        view = phaseView({
+          kind: 'app', statusPath: upgrade('app/status'), title: 'App upgrade',
+          onNext: () => goTo('done'),
+          failureExtras: () => [h('button', { type: 'button', dataset: { testid: 'new-target' }, on: { click: () => goTo('configuration') } }, 'Start a new upgrade')],
+        });
+        section = stepSection(id, 'The app plan runs on the upgraded platform.', view.el);
+        break;
+      }
+      case 'done': {
+        view = doneStep({ onNew: () => goTo('configuration') });
+        section = stepSection(id, 'The upgrade is done. The reports of its runs:', view.el);
+        break;
+      }
+      default: {
+        section = stepSection('welcome', null, welcome(state));
+        break;
+      }
+    }
+    body.replaceChildren(section);
+    document.title = `${STEPS[n - 1]?.title || 'Upgrade'} · Upshift`;
+    announce(`Step ${n} of ${STEPS.length}: ${STEPS[n - 1]?.title}`);
+    if (focus) section.querySelector('h2')?.focus();
+  }
+
+  function welcome(state) {
+    const start = h('button', { type: 'button', class: 'primary', dataset: { testid: 'wizard-start' } }, 'Get started');
+    start.addEventListener('click', () => goTo('configuration', state));
+    return h('div', {},
+      h('p', {}, 'Upshift upgrades this cluster\'s platform hop by hop along its release catalog, backing up before every change and rolling back a stage that fails, then upgrades the app.'),
+      state ? dl([
+        ['Running version', state.currentVersion || 'unknown'],
+        ['Target version', state.targetVersion || ''],
+        ['Catalog', state.catalog || ''],
+        ['App plan', state.appPlan || 'none'],
+        ['State', state.state ? humanize(state.state) : ''],
+      ], { dataset: { testid: 'welcome-state' } }) : null,
+      admin ? null : h('p', { class: 'notice' }, 'You are signed in as a viewer: you can check an upgrade and follow one, not start it.'),
+      h('div', { class: 'wizard-nav' }, start));
+  }
+
+  async function load() {
+    setError(err, null);
+    text(body, 'Loading the upgrade\'s state…');
+    try {
+      const state = await get(upgrade('state'));
+      lastState = state;
+      goTo(stepForState(state?.state), state, { focus: false });
+    } catch (e) {
+      if (disposed) return;
+      setError(err, e);
+      body.replaceChildren(h('button', { type: 'button', dataset: { testid: 'wizard-reload' }, on: { click: load } }, 'Try again'));
+    }
+  }
+  load();
+
+  return {
+    dispose() {
+      disposed = true;
+      view?.dispose?.();
+    },
+  };
+}
