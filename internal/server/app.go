@@ -163,6 +163,18 @@ func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if p != nil {
+		sess, err := s.session()
+		if err == nil {
+			var pv *runner.PlanPreview
+			if pv, err = sess.Preview(ctx, p); err == nil {
+				s.savePreview(ctx, p.Plan.Name, redactPreview(pv))
+			}
+		}
+		if err != nil {
+			s.cfg.Log(fmt.Sprintf("the preview of the app plan is not kept: %v", err))
+		}
+	}
 	s.drive(rec)
 	writeJSON(w, http.StatusOK, s.appProgress(rec))
 }

@@ -113,6 +113,9 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	for _, h := range res.Hops {
+		s.savePreview(ctx, h.Plan, h.Preview)
+	}
 	s.drive(rec)
 	writeJSON(w, http.StatusOK, s.infraProgress(rec))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/upshift-dev/upshift/internal/report"
+	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/server/auth"
 )
 
@@ -81,6 +82,8 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/api/runs/{name}", access: read, summary: "A run, as kubectl shows it (redacted)", response: RunDetail{}, handler: s.handleRunGet},
 		{method: "GET", path: "/api/runs/{name}/report", access: read, summary: "A run's report (JSON; ?format=markdown for Markdown)",
 			response: report.Report{}, handler: s.handleRunReport},
+		{method: "GET", path: "/api/runs/{name}/preview", access: read, summary: "The preview a run was started on (runs the server started)",
+			response: runner.PlanPreview{}, handler: s.handleRunPreview},
 		{method: "GET", path: "/api/runs/{name}/events", access: read, summary: "Server-sent events: the run, then one event per saved transition",
 			response: RunEvent{}, handler: s.handleRunEvents, contentType: "text/event-stream"},
 		{method: "POST", path: "/api/runs/{name}/approve", access: act, summary: "Approve the approval step the run waits at (or the named one ahead)",

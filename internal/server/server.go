@@ -92,6 +92,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if s.runs, err = startRunWatch(s.ctx, s.cfg.Rest, s.cfg.Session.Namespace); err != nil {
 		return err
 	}
+	s.prunePreviews(ctx)
 	rec, _, err := s.state.load(ctx)
 	if err != nil {
 		return err

@@ -73,6 +73,10 @@ func TestCLIAndAPINeverDriveAtOnce(t *testing.T) {
 	if state.State != "New" {
 		t.Errorf("the refused start moved the wizard to %s", state.State)
 	}
+	s.must(http.StatusNotFound, "GET", "/api/runs/"+ns+"-cli/preview", admin, nil, &ae)
+	if !strings.Contains(ae.Message, "no preview was kept") {
+		t.Errorf("the preview of a CLI's run: %+v", ae)
+	}
 	if v := e.version(ns); v != "1.0.0" {
 		t.Errorf("the platform runs %s, want 1.0.0", v)
 	}

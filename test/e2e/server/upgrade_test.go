@@ -180,6 +180,21 @@ func TestWizardUpgradeEndToEnd(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(string(md), "1.2.0") {
 		t.Errorf("report: %d %s", code, md)
 	}
+	var kept struct {
+		Plan   string `json:"plan"`
+		Stages []struct {
+			Name  string `json:"name"`
+			Steps []struct {
+				Changes []struct {
+					Action string `json:"action"`
+				} `json:"changes"`
+			} `json:"steps"`
+		} `json:"stages"`
+	}
+	s.must(http.StatusOK, "GET", "/api/runs/"+hop1+"/preview", admin, nil, &kept)
+	if kept.Plan != hop1 || len(kept.Stages) != 3 || kept.Stages[0].Steps[0].Changes[0].Action != "create" {
+		t.Errorf("the preview kept for %s: %+v", hop1, kept)
+	}
 	var rep map[string]any
 	s.must(http.StatusOK, "GET", "/api/runs/"+ns+"-1.2.0/report", admin, nil, &rep)
 	if rep["from"] != "1.1.0" {
