@@ -185,7 +185,11 @@ func (s *Solution) Describe() []string {
 	for i, r := range s.Path {
 		stops[i] = r.Version.String()
 	}
-	lines := []string{fmt.Sprintf("catalog %s: from %s to %s in %d %s: %s", s.Catalog.Where, s.From, s.To, len(s.Path), plural(len(s.Path), "hop"), strings.Join(stops, " → "))}
+	first := fmt.Sprintf("catalog %s: from %s to %s in %d %s: %s", s.Catalog.Where, s.From, s.To, len(s.Path), plural(len(s.Path), "hop"), strings.Join(stops, " → "))
+	if len(s.Path) == 0 {
+		first = fmt.Sprintf("catalog %s: the cluster runs %s already: nothing to do", s.Catalog.Where, s.To)
+	}
+	lines := []string{first}
 	if s.Findings != nil {
 		lines = append(lines, "  the cluster runs "+s.From.String()+" ("+DescribeFindings(s.Findings)+")")
 	} else {

@@ -21,6 +21,10 @@ func TestAuthAndTheAPIDocument(t *testing.T) {
 	s := e.serve("--catalog", catalog)
 
 	s.must(http.StatusOK, "GET", "/api/health", "", nil, nil)
+	// The web UI is served, without a token (it logs in itself).
+	if code, page := s.call("GET", "/", "", nil); code != http.StatusOK || !strings.Contains(string(page), "<html") {
+		t.Errorf("GET / = %d %.200s, want the web UI's page", code, page)
+	}
 	for _, path := range []string{"/api/linux/upgrade/infra/status", "/api/runs", "/api/linux/upgrade/state"} {
 		code, body := s.call("GET", path, "", nil)
 		var ae apiError
