@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
@@ -257,3 +258,6 @@ func runBinary(e *env, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// testenvCluster is the package's shared cluster.
+func testenvCluster(t *testing.T) *localcluster.Cluster { return testenv.Cluster(t) }
