@@ -17,6 +17,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/server"
 	"github.com/upshift-dev/upshift/internal/server/auth"
+	"github.com/upshift-dev/upshift/internal/server/web"
 )
 
 // serveFlags are `upshift serve`'s.
@@ -185,4 +186,4 @@ func (f *serveFlags) passwords(ctx context.Context, cfg *rest.Config) (*auth.Pas
 }
 
 // webUI is the embedded web UI.
-func webUI() http.Handler { return nil }
+func webUI() http.Handler { return web.Handler() }
