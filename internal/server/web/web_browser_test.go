@@ -1,7 +1,10 @@
 package web
 
 import (
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -176,4 +179,29 @@ func TestBrowserEventStreamReconnects(t *testing.T) {
 
 func jsList(s []string) string {
 	return `['` + strings.Join(s, `','`) + `']`
+}
+
+// TrustCertificate trusts the server's certificate by its public key and
+// nothing else: a browser given the pin loads the page of a server whose
+// certificate no CA signed, one without it refuses the page.
+func TestBrowserTrustsPinnedCertificateOnly(t *testing.T) {
+	browsertest.Require(t)
+	srv := httptest.NewUnstartedServer(Handler())
+	// The refused handshake is the point, not news.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+
+	pinned := browsertest.New(t, browsertest.TrustCertificate(cert))
+	pinned.Run(t, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(`#login-password`, chromedp.ByQuery))
+	pinned.CheckNoProblems(t)
+
+	other := browsertest.New(t)
+	if err := chromedp.Run(other.Ctx, chromedp.Navigate(srv.URL+"/")); err == nil || !strings.Contains(err.Error(), "CERT") {
+		t.Errorf("a browser without the pin loaded the page (error %v)", err)
+	}
+	if _, err := browsertest.SPKIPins([]byte("no certificate")); err == nil {
+		t.Error("SPKIPins of a bundle without a certificate answered no error")
+	}
 }

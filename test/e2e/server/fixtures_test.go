@@ -12,8 +12,10 @@ import (
 // Deployment whose image tag is the version and a ConfigMap that says
 // the version (what spec.detect reads). Its values choose the platform's
 // namespace (each test its own), a release whose image crash-loops (the
-// local kubelet crash-loops a tag with "broken" in it), and whether each
-// hop waits for an approval before it records its version.
+// local kubelet crash-loops a tag with "broken" in it), whether each hop
+// waits for an approval before it records its version, and whether a
+// failed hop rolls back by itself (autoRollback "false": it stops, failed,
+// for an operator to roll back or retry).
 const webCatalog = `apiVersion: upshift.dev/v1alpha1
 kind: ReleaseCatalog
 metadata: {name: web}
@@ -21,7 +23,7 @@ spec:
   detect:
   - configMap: {namespace: NS, name: web-version, key: version}
   planTemplate: plan.yaml.tmpl
-  values: {broken: "", approve: "false"}
+  values: {broken: "", approve: "false", autoRollback: "true"}
   releases:
   - {version: 1.0.0}
   - {version: 1.1.0}
@@ -34,6 +36,7 @@ metadata:
   name: NS-{{ .Version }}
 spec:
   version: "{{ .Version }}"
+  autoRollback: {{ .Values.autoRollback }}
   stages:
   - name: controller
     steps:

@@ -86,8 +86,10 @@ type server struct {
 	cmd    *exec.Cmd
 	url    string
 	client *http.Client
-	log    *testenv.SyncBuffer
-	done   chan struct{}
+	// cert is the server's certificate (PEM), for a browser to trust.
+	cert []byte
+	log  *testenv.SyncBuffer
+	done chan struct{}
 }
 
 var servingLine = regexp.MustCompile(`^serving (https://\S+) \(certificate (\S+)\)`)
@@ -131,6 +133,7 @@ func (e *env) serve(args ...string) *server {
 		if err != nil {
 			e.t.Fatal(err)
 		}
+		s.cert = pem
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
 			e.t.Fatalf("%s holds no certificate", m[2])

@@ -4,6 +4,9 @@
 // and checks a page's accessibility basics. The web package's smoke tests
 // use it and so do the server's wizard tests against a real server.
 //
+// Options: Lifetime for a test longer than Timeout, TrustCertificate for
+// a server with a self-signed certificate (pinned by its public key).
+//
 // Chromium is found at $UPSHIFT_CHROMIUM, else as chromium,
 // chromium-browser, google-chrome or google-chrome-stable on the PATH.
 // Without it New skips the test with SkipMessage, unless
@@ -13,6 +16,11 @@ package browsertest
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,9 +37,69 @@ import (
 // SkipMessage is why a browser test is skipped, and how to run it.
 const SkipMessage = "chromium not installed: apt-get install -y chromium"
 
-// Timeout bounds one browser's life in a test: starting Chromium on a
-// loaded machine takes seconds.
+// Timeout bounds one browser's life in a test (unless Lifetime says
+// otherwise): starting Chromium on a loaded machine takes seconds.
 const Timeout = 2 * time.Minute
+
+// Option changes how New starts the browser.
+type Option func(*config)
+
+type config struct {
+	lifetime time.Duration
+	flags    []chromedp.ExecAllocatorOption
+	err      error
+}
+
+// Lifetime bounds the browser's life instead of Timeout: a test that
+// follows an upgrade on a real cluster takes minutes.
+func Lifetime(d time.Duration) Option {
+	return func(c *config) { c.lifetime = d }
+}
+
+// TrustCertificate makes the browser accept the certificates of a PEM
+// bundle (a server's self-signed one) by pinning their public keys:
+// Chromium's --ignore-certificate-errors-spki-list, the base64 SHA-256 of
+// each certificate's SubjectPublicKeyInfo, which Chromium honours with a
+// --user-data-dir of the test's own (chromedp gives it one). Every other
+// certificate is checked as usual, unlike with
+// --ignore-certificate-errors.
+func TrustCertificate(bundle []byte) Option {
+	return func(c *config) {
+		pins, err := SPKIPins(bundle)
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.flags = append(c.flags, chromedp.Flag("ignore-certificate-errors-spki-list", strings.Join(pins, ",")))
+	}
+}
+
+// SPKIPins are the base64 SHA-256 digests of the SubjectPublicKeyInfo of
+// every certificate of a PEM bundle, as Chromium's
+// --ignore-certificate-errors-spki-list takes them.
+func SPKIPins(bundle []byte) ([]string, error) {
+	var pins []string
+	for rest := bundle; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("a certificate to trust: %w", err)
+		}
+		sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+		pins = append(pins, base64.StdEncoding.EncodeToString(sum[:]))
+	}
+	if len(pins) == 0 {
+		return nil, errors.New("a certificate to trust: the PEM bundle holds no certificate")
+	}
+	return pins, nil
+}
 
 // Path is the Chromium binary, or "" when there is none.
 func Path() string {
@@ -44,6 +112,22 @@ func Path() string {
 		}
 	}
 	return ""
+}
+
+// Require answers the Chromium binary; without one it skips t with
+// SkipMessage, or fails it when $UPSHIFT_REQUIRE_CHROMIUM is set. A test
+// that starts other things (a cluster, a server) before its browser
+// calls it first.
+func Require(t testing.TB) string {
+	t.Helper()
+	bin := Path()
+	if bin == "" {
+		if os.Getenv("UPSHIFT_REQUIRE_CHROMIUM") != "" {
+			t.Fatal("UPSHIFT_REQUIRE_CHROMIUM is set and " + SkipMessage)
+		}
+		t.Skip(SkipMessage)
+	}
+	return bin
 }
 
 // Browser is one headless Chromium tab of a test.
@@ -62,15 +146,16 @@ type Browser struct {
 // browser exited. Console
 // errors, uncaught exceptions and resources that failed to load are
 // recorded: see Problems.
-func New(t testing.TB) *Browser {
+func New(t testing.TB, options ...Option) *Browser {
 	t.Helper()
-	bin := Path()
-	if bin == "" {
-		if os.Getenv("UPSHIFT_REQUIRE_CHROMIUM") != "" {
-			t.Fatal("UPSHIFT_REQUIRE_CHROMIUM is set and " + SkipMessage)
-		}
-		t.Skip(SkipMessage)
+	cfg := config{lifetime: Timeout}
+	for _, o := range options {
+		o(&cfg)
 	}
+	if cfg.err != nil {
+		t.Fatal(cfg.err)
+	}
+	bin := Require(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
 		chromedp.Headless,
@@ -79,7 +164,8 @@ func New(t testing.TB) *Browser {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(1280, 900),
 	)
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), Timeout)
+	opts = append(opts, cfg.flags...)
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), cfg.lifetime)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx,
 		// Events of a newer Chromium than chromedp's protocol tables are
@@ -160,6 +246,16 @@ func (b *Browser) CheckNoProblems(t testing.TB) {
 func (b *Browser) Run(t testing.TB, actions ...chromedp.Action) {
 	t.Helper()
 	if err := chromedp.Run(b.Ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Screenshot saves what the viewport shows as a PNG file.
+func (b *Browser) Screenshot(t testing.TB, path string) {
+	t.Helper()
+	var png []byte
+	b.Run(t, chromedp.CaptureScreenshot(&png))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -39,7 +39,7 @@ export function configurationStep({ state, onBack, onStarted }) {
   const admin = session.isAdmin();
   const target = field('target-version', 'Target version',
     h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', value: state?.targetVersion || '', dataset: { testid: 'target-version' } }),
-    `The platform version to reach${state?.currentVersion ? ` (running ${state.currentVersion})` : ''}.`);
+    'The platform version to reach; Check says which version runs now.');
   const catalog = field('catalog', 'Catalog (optional)',
     h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'configmap/NAME', dataset: { testid: 'catalog' } }),
     `Empty: the server's catalog${state?.catalog ? ` (${state.catalog})` : ''}. Or a ConfigMap of the runs namespace (configmap/NAME), or an https URL.`);

@@ -77,7 +77,8 @@ export function runFinished(phase) {
 // actionsFor lists the commands that apply to a run (a RunSummary) in
 // the order the UI offers them: approve while it waits at an approval
 // step, abort while it moves, rollback once it failed or was aborted,
-// retry once it was rolled back. A viewer gets none.
+// retry once it failed (its failed step again) or was rolled back (a new
+// attempt). A viewer gets none.
 export function actionsFor(summary, role) {
   if (!summary || role !== 'admin') return [];
   const out = [];
@@ -85,7 +86,7 @@ export function actionsFor(summary, role) {
   if (summary.waiting && (p === 'Running' || p === 'Pending')) out.push('approve');
   if (p === 'Running' || p === 'Pending') out.push('abort');
   if (p === 'Failed' || p === 'Aborted') out.push('rollback');
-  if (p === 'RolledBack') out.push('retry');
+  if (p === 'Failed' || p === 'RolledBack') out.push('retry');
   return out;
 }
 
@@ -174,6 +175,16 @@ export function runEvent(data) {
     stages: data.stages || status?.stages,
     checks: data.checks || status?.checks,
   };
+}
+
+// laterMessage is what a run's message says beyond its failure: a
+// rollback's message is the failure followed by "; rolled back STAGES;
+// restore verified", which is all that is new. '' when it says nothing
+// more.
+export function laterMessage(failure, message) {
+  if (!message || message === failure) return '';
+  if (failure && message.startsWith(failure)) return message.slice(failure.length).replace(/^[\s;:,]+/, '');
+  return message;
 }
 
 // parseValues turns key=value rows into the values object of a check or

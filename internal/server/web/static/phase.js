@@ -7,7 +7,7 @@
 import { h, text, badge, pre, announce, busy, errorBox, setError, disclosure } from './dom.js';
 import { get, post, run as runPath, session } from './api.js';
 import { follow } from './sse.js';
-import { progress, actionsFor, runFinished, runEvent, humanize } from './model.js';
+import { progress, actionsFor, runFinished, runEvent, humanize, laterMessage } from './model.js';
 import { stagesList } from './timeline.js';
 
 const POLL_MS = 2000;
@@ -54,7 +54,7 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
   let disposed = false;
   let follower = null;
   let followed = '';
-  let lastStatusSig = '';
+  let syncedState = '';
   let stopped = ''; // a run whose stream the server refused (403, 404)
   let live = 'closed';
   let lastState = '';
@@ -120,37 +120,59 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
     schedule();
   }
 
+  // fetchRun reads a run; false when it does not exist yet (a hop whose
+  // turn has not come: the server creates a run when it starts it).
   async function fetchRun(name) {
-    const d = await get(runPath(name));
-    runs.set(name, { ...runs.get(name), ...runEvent(d) });
+    let d;
+    try {
+      d = await get(runPath(name));
+    } catch (e) {
+      if (e.statusCode === 404) return false;
+      throw e;
+    }
+    runs.set(name, { ...runs.get(name), ...runEvent(d), final: false });
+    return true;
   }
 
-  // syncRuns follows the last run over SSE and reads the earlier ones
-  // (hops already done) once; while the stream is down it reads the
-  // last one on every poll instead.
+  // syncRuns keeps the phase's runs current. They run one after the
+  // other, each once the one before it succeeded: the first that has not
+  // finished is the one in progress, followed over SSE (read on every
+  // poll while its stream is down); those before it are read once they
+  // finished, and again when the phase's state changes (a new start);
+  // those after it do not exist yet, nor those after a run that was
+  // rolled back.
   async function syncRuns() {
     const names = status?.runs || [];
-    const last = names[names.length - 1] || '';
+    const state = status.status?.state || '';
+    if (state !== syncedState) {
+      syncedState = state;
+      for (const r of runs.values()) r.final = false;
+    }
     for (const n of names) {
-      if (n !== last && !runs.get(n)?.final) {
-        await fetchRun(n);
-        runs.get(n).final = true;
+      const known = runs.get(n);
+      if (known?.final) {
+        if (known.summary?.phase === 'Succeeded') continue;
+        return;
       }
+      const streamed = n === followed && follower && live === 'live';
+      if (!streamed && !(await fetchRun(n))) {
+        // Not created yet: the server creates it while the phase runs;
+        // otherwise it is read again when the phase's state changes.
+        if (state !== 'Running') runs.set(n, { ...runs.get(n), final: true });
+        return;
+      }
+      const r = runs.get(n);
+      if (runFinished(r.summary?.phase)) {
+        // A rolled-back run of a phase that runs is being retried: it
+        // is read on every poll until it moves, then followed.
+        const succeeded = r.summary.phase === 'Succeeded';
+        r.final = succeeded || state !== 'Running';
+        if (succeeded) continue;
+        return;
+      }
+      if ((followed !== n || !follower) && stopped !== n) startFollow(n);
+      return;
     }
-    if (!last) return;
-    const sig = JSON.stringify(status.status || {});
-    const statusChanged = sig !== lastStatusSig;
-    lastStatusSig = sig;
-    if (followed !== last) {
-      startFollow(last);
-    } else if (!follower && stopped !== last && statusChanged) {
-      // The stream closed when the run finished; a command (retry) or the
-      // server may have moved it since: read it, and follow it again if
-      // it moves.
-      await fetchRun(last);
-      if (!runFinished(runs.get(last)?.summary?.phase)) startFollow(last);
-    }
-    if ((follower && live !== 'live') || stopped === last) await fetchRun(last);
   }
 
   function startFollow(name) {
@@ -275,7 +297,7 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
     const s = r?.summary || {};
     const cause = s.failure || s.message || status.status?.description || 'The phase failed.';
     text(failCause, cause);
-    const msg = s.message && s.message !== cause ? s.message : '';
+    const msg = laterMessage(cause, s.message);
     failMessageWrap.hidden = !msg;
     text(failMessage, msg);
     const acts = actionsFor(s, admin ? 'admin' : 'viewer').filter((a) => a === 'rollback' || a === 'retry');

@@ -5,7 +5,7 @@
 import { h, text, badge, pre, time, dl, announce, errorBox, setError, disclosure, busy } from './dom.js';
 import { get, post, run as runPath, reportMarkdown, session } from './api.js';
 import { follow } from './sse.js';
-import { formatDuration, runDuration, runFinished, actionsFor, runEvent } from './model.js';
+import { formatDuration, runDuration, runFinished, actionsFor, runEvent, laterMessage } from './model.js';
 import { stagesList, checksList } from './timeline.js';
 import { actionButton } from './phase.js';
 import { renderPreview, renderFieldErrors } from './preview.js';
@@ -133,7 +133,8 @@ export function renderRun(main, name) {
     const cause = s.failure || (s.message?.includes('\n') ? s.message : '');
     failure.hidden = !cause;
     failure.replaceChildren(...(cause ? [h('h2', {}, h('span', { 'aria-hidden': 'true' }, '✗ '), s.failure ? 'What stopped the run' : 'Message'), pre(cause, { dataset: { testid: 'failure-cause' } })] : []));
-    if (s.failure && s.message && s.message !== s.failure) failure.append(h('h3', {}, 'Latest message'), pre(s.message));
+    const later = s.failure ? laterMessage(s.failure, s.message) : '';
+    if (later) failure.append(h('h3', {}, 'Latest message'), pre(later, { dataset: { testid: 'failure-message' } }));
 
     const acts = actionsFor(s, admin ? 'admin' : 'viewer');
     const sig = `${acts.join(',')}/${s.waiting?.step || ''}`;

@@ -109,7 +109,7 @@ export function renderWizard(main) {
     return h('div', {},
       h('p', {}, 'Upshift upgrades this cluster\'s platform hop by hop along its release catalog, backing up before every change and rolling back a stage that fails, then upgrades the app.'),
       state ? dl([
-        ['Running version', state.currentVersion || 'unknown'],
+        ['Running version', state.currentVersion],
         ['Target version', state.targetVersion || ''],
         ['Catalog', state.catalog || ''],
         ['App plan', state.appPlan || 'none'],

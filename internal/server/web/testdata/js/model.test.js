@@ -37,13 +37,20 @@ export const tests = {
   'the actions that apply to a run'() {
     eq(m.actionsFor({ phase: 'Running', waiting: { step: 'go' } }, 'admin'), ['approve', 'abort']);
     eq(m.actionsFor({ phase: 'Running', waiting: null }, 'admin'), ['abort']);
-    eq(m.actionsFor({ phase: 'Failed' }, 'admin'), ['rollback']);
+    eq(m.actionsFor({ phase: 'Failed' }, 'admin'), ['rollback', 'retry']);
     eq(m.actionsFor({ phase: 'Aborted' }, 'admin'), ['rollback']);
     eq(m.actionsFor({ phase: 'RolledBack' }, 'admin'), ['retry']);
     eq(m.actionsFor({ phase: 'Succeeded' }, 'admin'), []);
     eq(m.actionsFor({ phase: 'RollbackFailed' }, 'admin'), []);
     eq(m.actionsFor({ phase: 'Failed' }, 'viewer'), []);
     eq(m.actionsFor({ phase: 'Running', waiting: { step: 'go' } }, 'viewer'), []);
+  },
+  'what a message says beyond the failure'() {
+    eq(m.laterMessage('boom\nlast log lines', 'boom\nlast log lines; rolled back app; restore verified'), 'rolled back app; restore verified');
+    eq(m.laterMessage('boom', 'boom'), '');
+    eq(m.laterMessage('boom', ''), '');
+    eq(m.laterMessage('boom', 'retrying'), 'retrying');
+    eq(m.laterMessage('', 'waiting for approval'), 'waiting for approval');
   },
   'durations'() {
     eq(m.formatDuration(0), '0s');
