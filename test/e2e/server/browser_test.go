@@ -503,6 +503,12 @@ func TestBrowserWizardUpgrade(t *testing.T) {
 	if a := u.texts(testID("timeline-step") + `[data-name="go-ahead"]`); len(a) != 1 {
 		t.Errorf("run %s's approval step: %q", hop1, a)
 	}
+	// The diffs the run was started on, as the server kept them.
+	kept := testID("run-kept-preview") + " " + testID("preview-change")
+	u.until("the kept preview", `document.querySelectorAll('`+kept+`').length > 0`)
+	if a := u.attrs(kept, "data-action"); len(a) == 0 || a[0] != "create" {
+		t.Errorf("run %s's kept preview: actions %q, want the controller created first", hop1, a)
+	}
 	u.accessible("A run's detail")
 	u.shot("run-detail", "")
 

@@ -3,7 +3,7 @@
 // it moves, and the commands that apply).
 
 import { h, text, badge, pre, time, dl, announce, errorBox, setError, disclosure, busy } from './dom.js';
-import { get, post, run as runPath, reportMarkdown, session } from './api.js';
+import { get, post, run as runPath, reportMarkdown, session, APIError } from './api.js';
 import { follow } from './sse.js';
 import { formatDuration, runDuration, runFinished, actionsFor, runEvent, laterMessage } from './model.js';
 import { stagesList, checksList } from './timeline.js';
@@ -81,6 +81,7 @@ export function renderRun(main, name) {
   reportBox.addEventListener('toggle', () => {
     if (reportBox.open) loadReport();
   });
+  const keptPreview = h('div', { dataset: { testid: 'run-kept-preview' } }, h('p', { class: 'muted' }, 'Reading the preview the run was started on…'));
   const previewOut = h('div', { 'aria-live': 'polite' });
   const previewButton = h('button', { type: 'button', dataset: { testid: 'run-preview' } }, 'Preview this run\'s plan against the cluster now');
   previewButton.addEventListener('click', () => busy(previewButton, previewRun));
@@ -92,9 +93,31 @@ export function renderRun(main, name) {
     h('h2', {}, 'Stages'), timeline,
     checks,
     h('h2', {}, 'Preview'),
+    keptPreview,
+    h('h3', {}, 'Against the cluster now'),
     h('p', { class: 'help' }, 'What the run\'s plan (as the run recorded it, redacted) would change if it ran now: the differences between the cluster and the plan. A plan whose inline sources were redacted may not preview.'),
     previewButton, previewOut,
     h('h2', {}, 'Report'), reportBox);
+
+  // loadKeptPreview shows the diffs the run was started on, as the
+  // server kept them (GET /api/runs/{name}/preview): what the run was
+  // about to change, whatever the cluster looks like since.
+  async function loadKeptPreview() {
+    try {
+      const p = await get(`${runPath(name)}/preview`);
+      if (disposed) return;
+      keptPreview.replaceChildren(
+        h('p', { class: 'help' }, 'What the run was about to change when it started: the diffs previewed then, kept by the server.'),
+        renderPreview(p, `kept/${name}`));
+    } catch (e) {
+      if (disposed) return;
+      const why = e instanceof APIError && e.statusCode === 404
+        ? 'No preview was kept for this run: the server keeps the preview of the runs it starts, not of the CLI\'s or the controller\'s.'
+        : `The kept preview could not be read: ${e.message}`;
+      keptPreview.replaceChildren(h('p', { class: 'muted' }, why));
+    }
+  }
+  loadKeptPreview();
 
   async function loadReport() {
     try {
