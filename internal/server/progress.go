@@ -54,8 +54,8 @@ func progress(planned []PlannedRun, runs map[string]*v1alpha1.UpgradeRun, overal
 		if r.Status.Failure != "" {
 			fmt.Fprintf(&logs, "[%s] %s\n", r.Name, r.Status.Failure)
 		}
-		if step := conditions.WaitingStep(r); step != "" && p.Waiting == nil {
-			p.Waiting = &Waiting{Run: r.Name, Step: step}
+		if p.Waiting == nil {
+			p.Waiting = waitingOf(r)
 		}
 	}
 	p.Logs = truncateLogs(redact.Text(logs.String()))
@@ -158,8 +158,24 @@ func summary(r *v1alpha1.UpgradeRun) RunSummary {
 		}
 		s.DurationSeconds = end.Sub(t).Round(time.Millisecond).Seconds()
 	}
-	if step := conditions.WaitingStep(r); step != "" {
-		s.Waiting = &Waiting{Run: r.Name, Step: step}
-	}
+	s.Waiting = waitingOf(r)
 	return s
+}
+
+// waitingOf is the approval the run waits at, with the message its plan
+// gives the approver; nil when it waits at none.
+func waitingOf(r *v1alpha1.UpgradeRun) *Waiting {
+	step := conditions.WaitingStep(r)
+	if step == "" {
+		return nil
+	}
+	w := &Waiting{Run: r.Name, Step: step}
+	for _, st := range r.Spec.Plan.Stages {
+		for _, sd := range st.Steps {
+			if sd.Name == step && sd.Approval != nil {
+				w.Message = redact.Text(sd.Approval.Message)
+			}
+		}
+	}
+	return w
 }

@@ -51,10 +51,12 @@ type Progress struct {
 	Waiting *Waiting `json:"waiting"`
 }
 
-// Waiting names a run and the approval step it waits at.
+// Waiting names a run and the approval step it waits at, with the
+// step's message to the approver (redacted; "" when the plan gives none).
 type Waiting struct {
-	Run  string `json:"run"`
-	Step string `json:"step"`
+	Run     string `json:"run"`
+	Step    string `json:"step"`
+	Message string `json:"message,omitempty"`
 }
 
 // APIError is embedded-cluster's types.APIError.

@@ -367,6 +367,9 @@ func TestBrowserWizardUpgrade(t *testing.T) {
 	if w := u.text(testID("waiting")); !strings.Contains(w, hop1) || !strings.Contains(w, "go-ahead") {
 		t.Errorf("the waiting panel says %q", w)
 	}
+	if m := u.text(testID("waiting-message")); m != "the controller runs 1.1.0: approve to record it" {
+		t.Errorf("the approval's message in the waiting panel: %q", m)
+	}
 	if st := u.text(testID("phase-status")); !strings.Contains(st, "Waiting for approval of step go-ahead") {
 		t.Errorf("the status line says %q while hop 1 waits", st)
 	}

@@ -270,6 +270,7 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
     }
     waiting.replaceChildren(
       h('p', {}, h('span', { 'aria-hidden': 'true' }, '‖ '), 'Run ', h('code', {}, w.run), ' waits for approval at step ', h('strong', {}, w.step || '?'), '.'),
+      ...(w.message ? [h('blockquote', { dataset: { testid: 'waiting-message' } }, w.message)] : []),
       admin
         ? h('div', { class: 'actions' }, actionButton('approve', w.run, { step: w.step, onDone: refresh, onError: (e) => setError(actionErr, e) }))
         : h('p', { class: 'muted' }, 'An admin must approve it (you are signed in as a viewer).'));
