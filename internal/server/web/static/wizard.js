@@ -70,7 +70,7 @@ export function renderWizard(main) {
           onNext: () => goTo('app-preflights'),
           failureExtras: () => [h('button', { type: 'button', dataset: { testid: 'new-target' }, on: { click: () => goTo('configuration') } }, 'Choose another target')],
         });
-        section = stepSection(id, 'The platform goes through the catalog\'s hops, stage by stage. A failed hop is rolled back and its restore verified.', view.el);
+        section = stepSection(id, 'The platform goes through the catalog\'s hops, stage by stage. A failed hop is rolled back and its restore verified (unless its plan turns autoRollback off: then Roll back and Retry are offered).', view.el);
         break;
       }
       case 'app-preflights': {
