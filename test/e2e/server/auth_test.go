@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	upshiftserver "github.com/upshift-dev/upshift/internal/server"
 )
 
 // TestAuthAndTheAPIDocument: health and the document are open; every
@@ -109,5 +111,26 @@ func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
 		if err == nil || !strings.Contains(out, tc.says) {
 			t.Errorf("upshift %v: %v\n%s\nwant it refused saying %q", tc.args, err, out, tc.says)
 		}
+	}
+}
+
+// TestServeWithTheOperatorsCertificate: --tls-cert/--tls-key serve the
+// given certificate, and none is generated.
+func TestServeWithTheOperatorsCertificate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, catalog, _ := e.platform()
+	own := t.TempDir()
+	files, err := upshiftserver.EnsureCertificate(own, "", "", "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.serve("--catalog", catalog, "--tls-cert", files.Cert, "--tls-key", files.Key)
+	s.must(http.StatusOK, "GET", "/api/health", "", nil, nil)
+	if _, err := os.Stat(filepath.Join(e.stateDir, "tls.crt")); !os.IsNotExist(err) {
+		t.Errorf("a certificate was generated in the state directory although one was given: %v", err)
+	}
+	if out, err := runBinary(e, "serve", "--tls-cert", files.Cert, "--password-file", filepath.Join(e.passDir, "admin"), "--runs-namespace", e.runsNS, "--listen", "127.0.0.1:0"); err == nil || !strings.Contains(out, "--tls-cert and --tls-key go together") {
+		t.Errorf("--tls-cert alone: %v\n%s", err, out)
 	}
 }
