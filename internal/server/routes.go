@@ -173,8 +173,14 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if s.failedLogins.Tokens() < 1 {
+		w.Header().Set("Retry-After", "10")
+		writeError(w, &APIError{StatusCode: http.StatusTooManyRequests, Message: "too many failed logins: try again in a few seconds"})
+		return
+	}
 	role, err := s.cfg.Passwords.Check(req.Password)
 	if err != nil {
+		s.failedLogins.Allow()
 		s.cfg.Log("login refused from " + r.RemoteAddr)
 		writeError(w, &APIError{StatusCode: http.StatusUnauthorized, Message: "wrong password"})
 		return

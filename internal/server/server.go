@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/internal/clients"
@@ -52,6 +53,10 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	drives sync.WaitGroup
+	// failedLogins slows password guessing: ten failures at once, then
+	// one every 10 s, for every client together (a guesser changes
+	// address; the admin waits seconds at worst).
+	failedLogins *rate.Limiter
 }
 
 // New connects to the cluster and watches its runs; Start begins
@@ -70,7 +75,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace}}
+	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace},
+		failedLogins: rate.NewLimiter(rate.Every(10*time.Second), 10)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	upshiftserver "github.com/upshift-dev/upshift/internal/server"
 )
@@ -40,6 +41,16 @@ func TestAuthAndTheAPIDocument(t *testing.T) {
 	if code, _ := s.call("POST", "/api/auth/login", "", map[string]string{"password": "wrong"}); code != http.StatusUnauthorized {
 		t.Errorf("login with a wrong password = %d, want 401", code)
 	}
+
+	// Password guessing is slowed: after ten failures, 429 even for the
+	// right password, until the budget refills.
+	for i := 0; i < 9; i++ {
+		s.call("POST", "/api/auth/login", "", map[string]string{"password": "guess"})
+	}
+	if code, _ := s.call("POST", "/api/auth/login", "", map[string]string{"password": adminPassword}); code != http.StatusTooManyRequests {
+		t.Errorf("a login after ten failures = %d, want 429", code)
+	}
+	time.Sleep(11 * time.Second)
 
 	viewer := s.login(viewerPassword)
 	s.must(http.StatusOK, "GET", "/api/linux/upgrade/infra/status", viewer, nil, nil)
