@@ -104,6 +104,9 @@ func errorCodes(rt route) []int {
 	if strings.Contains(rt.path, "{name}") {
 		codes = append(codes, http.StatusNotFound)
 	}
+	if rt.path == "/api/auth/login" {
+		codes = append(codes, http.StatusUnauthorized, http.StatusTooManyRequests)
+	}
 	return codes
 }
 
