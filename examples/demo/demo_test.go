@@ -428,3 +428,17 @@ func TestCatalogGoesThroughEveryRelease(t *testing.T) {
 func semverRequest(from, to string) upversions.Request {
 	return upversions.Request{Current: semver.MustParse(from), Target: semver.MustParse(to)}
 }
+
+// The app plan `upshift demo --ui` serves is valid as it is embedded.
+func TestAppPlanIsValid(t *testing.T) {
+	l, err := plan.Load(filepath.Join("app", "plan.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := plan.Validate(l); len(errs) > 0 {
+		t.Fatalf("app/plan.yaml: %v", errs.ToAggregate())
+	}
+	if _, err := fs.Stat(demo.FS, "app/plan.yaml"); err != nil {
+		t.Errorf("the app plan is not embedded: %v", err)
+	}
+}

@@ -145,8 +145,11 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 		return fmt.Errorf("--listen %s: %w", f.listen, err)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	shutDown := make(chan struct{})
 	go func() {
+		defer close(shutDown)
 		<-ctx.Done()
+		srv.Drain()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(shut)
@@ -167,6 +170,7 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 		err = hs.ServeTLS(ln, files.Cert, files.Key)
 	}
 	if errors.Is(err, http.ErrServerClosed) {
+		<-shutDown // the handlers are done: no drive starts after Stop
 		return nil
 	}
 	return err

@@ -170,7 +170,7 @@ func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) 
 	h, err := lease.Acquire(ctx, s.cs, cfg)
 	if err != nil {
 		if errors.Is(err, lease.ErrHeld) {
-			return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+			return nil, fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 		return nil, fmt.Errorf("take the lease: %w", err)
 	}

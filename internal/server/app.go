@@ -136,6 +136,10 @@ func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if req.IgnoreAppPreflights {
+		writeError(w, badRequest("ignoreAppPreflights", "ignoreAppPreflights is not supported: a failed app preflight is one the run would refuse on; fix it, run the preflights again, and leave it false"))
+		return
+	}
 	ctx := r.Context()
 	if err := s.leaseFree(ctx); err != nil {
 		writeError(w, err)
@@ -147,7 +151,10 @@ func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := s.transition(ctx, wizard.AppUpgrading, func(rec *record) error {
-		rec.Retry = rec.State == wizard.AppUpgradeFailed
+		rec.RetryOf = nil
+		if rec.State == wizard.AppUpgradeFailed {
+			rec.RetryOf = s.failedRun(rec.App)
+		}
 		rec.App = nil
 		if p != nil {
 			pr := PlannedRun{Run: p.Plan.Name, Version: p.Plan.Spec.Version}
@@ -172,7 +179,7 @@ func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err != nil {
-			s.cfg.Log(fmt.Sprintf("the preview of the app plan is not kept: %v", err))
+			s.cfg.Log(redact.Text(fmt.Sprintf("the preview of the app plan is not kept: %v", err)))
 		}
 	}
 	s.drive(rec)
@@ -206,24 +213,23 @@ func (s *Server) appProgress(rec *record) Progress {
 // driveApp applies the app plan (resuming its unfinished run) and
 // records how it ended.
 func (s *Server) driveApp(rec *record) {
-	to, st := s.runApp(rec)
-	if s.ctx.Err() != nil {
-		return
-	}
-	s.cfg.Log("app upgrade: " + st.Description)
-	s.end(to, func(r *record) { r.AppStatus, r.Retry = st, false })
+	s.driveOn("the app upgrade", func() (wizard.State, Status, error) { return s.runApp(rec) },
+		func(to wizard.State, st Status) {
+			s.cfg.Log("app upgrade: " + st.Description)
+			s.end(to, func(r *record) { r.AppStatus, r.RetryOf = st, nil })
+		})
 }
 
-func (s *Server) runApp(rec *record) (wizard.State, Status) {
-	failed := func(err error) (wizard.State, Status) {
-		return wizard.AppUpgradeFailed, Status{State: StateFailed, Description: redact.Text(describeError(err)), LastUpdated: time.Now().UTC()}
+func (s *Server) runApp(rec *record) (wizard.State, Status, error) {
+	failed := func(err error) (wizard.State, Status, error) {
+		return wizard.AppUpgradeFailed, Status{State: StateFailed, Description: redact.Text(describeError(err)), LastUpdated: time.Now().UTC()}, err
 	}
 	p, err := s.appPlan(s.ctx)
 	if err != nil {
 		return failed(err)
 	}
 	if p == nil {
-		return wizard.Succeeded, Status{State: StateSucceeded, Description: noAppPlan, LastUpdated: time.Now().UTC()}
+		return wizard.Succeeded, Status{State: StateSucceeded, Description: noAppPlan, LastUpdated: time.Now().UTC()}, nil
 	}
 	sess, err := s.session()
 	if err != nil {
@@ -232,12 +238,12 @@ func (s *Server) runApp(rec *record) (wizard.State, Status) {
 	if errs := sess.Preflight(s.ctx, p); len(errs) > 0 {
 		return failed(fmt.Errorf("--app-plan %s: preflight: %w", s.cfg.AppPlan, errs.ToAggregate()))
 	}
-	out, err := sess.Apply(s.ctx, p, rec.Retry)
+	out, err := sess.Apply(s.ctx, p, s.retryStill(rec.RetryOf))
 	if err != nil {
 		return failed(err)
 	}
 	if out.Run != nil && out.Run.Status.Phase == v1alpha1.RunSucceeded && out.Stopped == nil {
-		return wizard.Succeeded, Status{State: StateSucceeded, Description: "Upgrade complete", LastUpdated: time.Now().UTC()}
+		return wizard.Succeeded, Status{State: StateSucceeded, Description: "Upgrade complete", LastUpdated: time.Now().UTC()}, nil
 	}
-	return wizard.AppUpgradeFailed, stoppedStatus(out)
+	return wizard.AppUpgradeFailed, stoppedStatus(out), out.Stopped
 }

@@ -65,7 +65,14 @@ func (s *Server) openCatalog(ctx context.Context, req UpgradeRequest) (*catalog.
 		return nil, upgrade.Request{}, badRequest("catalog", "%v", err)
 	}
 	if err := cat.SetValues(req.Values); err != nil {
-		return nil, upgrade.Request{}, badRequest("values", "values%v", err)
+		field := "values"
+		for k := range req.Values {
+			if _, ok := cat.Spec.Values[k]; !ok {
+				field = "values." + k // the one refused
+				break
+			}
+		}
+		return nil, upgrade.Request{}, badRequest(field, "%s: %v", field, err)
 	}
 	return cat, upgrade.Request{Target: target, AllowDowngrade: req.AllowDowngrade}, nil
 }
@@ -102,7 +109,7 @@ func planError(err error) error {
 	case errors.As(err, &pe):
 		out := badRequest("", "%s", pe.Error()+": nothing was changed")
 		for _, e := range pe.Errs {
-			out.Errors = append(out.Errors, APIError{StatusCode: 400, Field: e.Field, Message: e.ErrorBody()})
+			out.Errors = append(out.Errors, APIError{StatusCode: 400, Field: e.Field, Message: redact.Text(e.ErrorBody())})
 		}
 		return out
 	case errors.As(err, &removed):

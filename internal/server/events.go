@@ -11,6 +11,16 @@ import (
 	"github.com/upshift-dev/upshift/internal/redact"
 )
 
+// olderVersion says resource version a was written before b. Resource
+// versions are opaque, but etcd's are increasing integers, which the
+// API server of every conformant cluster serves; any other form is
+// never called older.
+func olderVersion(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x < y
+}
+
 // keepAlive is how often an idle stream gets a comment line, so proxies
 // and browsers do not close it.
 const keepAlive = 15 * time.Second
@@ -49,9 +59,19 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	flusher.Flush() // the client knows it is connected before the first change
+	// The first event is the run as it is, even when the client saw its
+	// transition (Last-Event-ID): an approval or an abort request changes
+	// a run without a transition. After it, a change is sent when it is
+	// newer than the last sent (a notification the watch delivers late
+	// may be older than the run read first).
+	first := true
 	send := func(run *v1alpha1.UpgradeRun) error {
 		n := run.Status.Transitions
-		if n < last || (n == last && (version == "" || run.ResourceVersion == version)) {
+		switch {
+		case first:
+			first = false
+		case n < last, run.ResourceVersion == version, olderVersion(run.ResourceVersion, version):
 			return nil
 		}
 		last, version = n, run.ResourceVersion
@@ -75,7 +95,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case <-s.ctx.Done():
+		case <-s.streams.Done():
 			return
 		case run := <-changes:
 			if err := send(run); err != nil {

@@ -34,6 +34,11 @@ func apiError(err error) *APIError {
 	case errors.As(err, &ae):
 		out := *ae
 		out.Message = redact.Text(out.Message)
+		out.Errors = make([]APIError, len(ae.Errors))
+		for i, e := range ae.Errors {
+			e.Message = redact.Text(e.Message)
+			out.Errors[i] = e
+		}
 		return &out
 	case errors.As(err, &conflict), errors.Is(err, errStateChanged), errors.Is(err, errBusy):
 		return &APIError{StatusCode: http.StatusConflict, Message: redact.Text(err.Error())}
@@ -57,6 +62,7 @@ func badRequest(field, format string, a ...any) *APIError {
 // not be silently ignored); an empty body leaves v as is.
 func decode(r *http.Request, v any) error {
 	body := http.MaxBytesReader(nil, r.Body, maxBody)
+	var tooLarge *http.MaxBytesError
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -69,6 +75,8 @@ func decode(r *http.Request, v any) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &tooLarge):
+		return &APIError{StatusCode: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("the body is larger than %d bytes", maxBody)}
 	case errors.As(err, &typ):
 		return badRequest(typ.Field, "%s: want a %s, not a JSON %s", typ.Field, typ.Type, typ.Value)
 	case errors.As(err, &syntax):

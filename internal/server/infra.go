@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/server/auth"
 	"github.com/upshift-dev/upshift/internal/server/wizard"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 )
@@ -59,6 +61,12 @@ func (s *Server) handleInfraCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if req.Catalog != "" && req.Catalog != s.cfg.Catalog && role(r) != auth.Admin {
+		// Another catalog is read, and its plans' sources resolved,
+		// with the server's access: not a viewer's to ask for.
+		writeError(w, &APIError{StatusCode: http.StatusForbidden, Field: "catalog", Message: "a viewer checks the server's catalog only: leave catalog out, or log in as admin"})
+		return
+	}
 	res, _, err := s.check(r.Context(), req)
 	if err != nil {
 		writeError(w, err)
@@ -102,8 +110,15 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if err := s.noOtherUnfinished(ctx, planned); err != nil {
+		writeError(w, err)
+		return
+	}
 	rec, err = s.transition(ctx, wizard.InfrastructureUpgrading, func(rec *record) error {
-		rec.Retry = rec.State == wizard.InfrastructureUpgradeFailed && rec.Request.TargetVersion == req.TargetVersion
+		rec.RetryOf = nil
+		if rec.State == wizard.InfrastructureUpgradeFailed && rec.Request.TargetVersion == req.TargetVersion {
+			rec.RetryOf = s.failedRun(rec.Infra)
+		}
 		rec.Request, rec.Current, rec.Infra = req, res.CurrentVersion, planned
 		rec.App, rec.AppPreflights, rec.AppStatus = nil, nil, Status{}
 		rec.InfraStatus = Status{State: StateRunning, Description: "Upgrading infrastructure", LastUpdated: time.Now().UTC()}
@@ -127,6 +142,29 @@ func (s *Server) handleInfraStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.infraProgress(rec))
+}
+
+// noOtherUnfinished refuses (409) a start while a run that is not one of
+// the hops is unfinished (the app's, failed without rollback; another
+// plan's, aborted): the runner would refuse the first hop, after the
+// start had answered.
+func (s *Server) noOtherUnfinished(ctx context.Context, planned []PlannedRun) error {
+	sess, err := s.session()
+	if err != nil {
+		return err
+	}
+	runs, err := sess.Store().List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Status.Phase.Finished() || slices.ContainsFunc(planned, func(p PlannedRun) bool { return p.Run == r.Name }) {
+			continue
+		}
+		return &APIError{StatusCode: http.StatusConflict, Message: fmt.Sprintf(
+			"run %s is unfinished (%s): roll it back or retry it first (POST /api/runs/%s/rollback or /retry); nothing was changed", r.Name, r.Status.Phase, r.Name)}
+	}
+	return nil
 }
 
 // leaseFree refuses (409) when another driver (a CLI, the controller)
@@ -187,19 +225,22 @@ func (s *Server) driving(planned []PlannedRun, waiting *Waiting, fallback string
 
 // driveInfra runs the hops (resuming an unfinished one first) and
 // records how they ended. When the server stops meanwhile, the state
-// stays InfrastructureUpgrading for the next server to drive on.
+// stays InfrastructureUpgrading for the next server to drive on; while
+// another driver holds the cluster's lease (a second server, a CLI), it
+// waits for it rather than calling the upgrade failed.
 func (s *Server) driveInfra(rec *record) {
-	to, st := s.runInfra(rec)
-	if s.ctx.Err() != nil {
-		return
-	}
-	s.cfg.Log(fmt.Sprintf("infrastructure upgrade to %s: %s", rec.Request.TargetVersion, st.Description))
-	s.end(to, func(r *record) { r.InfraStatus, r.Retry = st, false })
+	s.driveOn("the infrastructure upgrade", func() (wizard.State, Status, error) { return s.runInfra(rec) },
+		func(to wizard.State, st Status) {
+			s.cfg.Log(fmt.Sprintf("infrastructure upgrade to %s: %s", rec.Request.TargetVersion, st.Description))
+			s.end(to, func(r *record) { r.InfraStatus, r.RetryOf = st, nil })
+		})
 }
 
-func (s *Server) runInfra(rec *record) (wizard.State, Status) {
-	failed := func(err error) (wizard.State, Status) {
-		return wizard.InfrastructureUpgradeFailed, Status{State: StateFailed, Description: redact.Text(describeError(err)), LastUpdated: time.Now().UTC()}
+// runInfra drives the hops once: where they ended, and the error that
+// stopped them (nil when a run ended on its own).
+func (s *Server) runInfra(rec *record) (wizard.State, Status, error) {
+	failed := func(err error) (wizard.State, Status, error) {
+		return wizard.InfrastructureUpgradeFailed, Status{State: StateFailed, Description: redact.Text(describeError(err)), LastUpdated: time.Now().UTC()}, err
 	}
 	cat, ureq, err := s.openCatalog(s.ctx, rec.Request)
 	if err != nil {
@@ -209,20 +250,20 @@ func (s *Server) runInfra(rec *record) (wizard.State, Status) {
 	if err != nil {
 		return failed(err)
 	}
-	hops := &upgrade.Hops{Session: sess, Clients: s.deps, Catalog: cat, Request: ureq, Retry: rec.Retry, Resolve: s.resolve,
+	hops := &upgrade.Hops{Session: sess, Clients: s.deps, Catalog: cat, Request: ureq, Retry: s.retryStill(rec.RetryOf), Resolve: s.resolve,
 		Notice: func(msg string) { s.cfg.Log(redact.Text(msg)) }}
 	res, err := hops.Run(s.ctx)
 	if err != nil {
 		return failed(err)
 	}
 	if res.Stopped != nil {
-		return wizard.InfrastructureUpgradeFailed, stoppedStatus(res.Stopped)
+		return wizard.InfrastructureUpgradeFailed, stoppedStatus(res.Stopped), res.Stopped.Stopped
 	}
 	desc := "Upgrade complete"
 	if len(res.Hops) == 0 && res.Solution != nil {
 		desc = fmt.Sprintf("Nothing to upgrade: the cluster runs %s already", upgrade.VersionString(res.Solution.From))
 	}
-	return wizard.InfrastructureUpgraded, Status{State: StateSucceeded, Description: desc, LastUpdated: time.Now().UTC()}
+	return wizard.InfrastructureUpgraded, Status{State: StateSucceeded, Description: desc, LastUpdated: time.Now().UTC()}, nil
 }
 
 // stoppedStatus words a run that did not reach its version.

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) savePreview(ctx context.Context, run string, p *runner.PlanPrev
 		}
 	}
 	if err != nil {
-		s.cfg.Log(fmt.Sprintf("the preview of run %s is not kept: %v", run, err))
+		s.cfg.Log(redact.Text(fmt.Sprintf("the preview of run %s is not kept: %v", run, err)))
 	}
 }
 

@@ -91,7 +91,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/runs/{name}/abort", access: act, summary: "Stop the run where it is; its backups stay", response: RunSummary{}, handler: s.handleAbort},
 		{method: "POST", path: "/api/runs/{name}/rollback", access: act, summary: "Roll the run back, in the background", response: RunSummary{}, status: http.StatusAccepted, handler: s.handleRollback},
 		{method: "POST", path: "/api/runs/{name}/retry", access: act, summary: "Retry the run, in the background", response: RunSummary{}, status: http.StatusAccepted, handler: s.handleRetry},
-		{method: "POST", path: "/api/plans/preview", access: read, summary: "Validate, preflight and preview an uploaded plan (YAML or JSON); changes nothing",
+		{method: "POST", path: "/api/plans/preview", access: act, summary: "Validate, preflight and preview an uploaded plan (YAML or JSON); changes nothing",
 			request: v1alpha1.UpgradePlan{}, response: PlanPreviewResult{}, contentType: "application/yaml", handler: s.handlePlanPreview},
 	}
 }
@@ -143,12 +143,22 @@ type roleKey struct{}
 // caller names who calls, for the records an action leaves (an
 // approval's "by"): the role and the client's address.
 func caller(r *http.Request) string {
-	role, _ := r.Context().Value(roleKey{}).(auth.Role)
+	return fmt.Sprintf("%s@%s via upshift serve", role(r), clientHost(r))
+}
+
+// role is the caller's role ("" on an open route).
+func role(r *http.Request) auth.Role {
+	ro, _ := r.Context().Value(roleKey{}).(auth.Role)
+	return ro
+}
+
+// clientHost is the client's address without its port.
+func clientHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		host = r.RemoteAddr
+		return r.RemoteAddr
 	}
-	return fmt.Sprintf("%s@%s via upshift serve", role, host)
+	return host
 }
 
 // securityHeaders are set on every answer: the UI loads nothing from
@@ -173,14 +183,15 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if s.failedLogins.Tokens() < 1 {
+	ok, done := s.failedLogins.begin(clientHost(r))
+	if !ok {
 		w.Header().Set("Retry-After", "10")
-		writeError(w, &APIError{StatusCode: http.StatusTooManyRequests, Message: "too many failed logins: try again in a few seconds"})
+		writeError(w, &APIError{StatusCode: http.StatusTooManyRequests, Message: "too many failed logins from this address: try again in a few seconds"})
 		return
 	}
 	role, err := s.cfg.Passwords.Check(req.Password)
+	done(err != nil)
 	if err != nil {
-		s.failedLogins.Allow()
 		s.cfg.Log("login refused from " + r.RemoteAddr)
 		writeError(w, &APIError{StatusCode: http.StatusUnauthorized, Message: "wrong password"})
 		return
@@ -205,9 +216,7 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 		st.Catalog = s.cfg.Catalog
 	}
 	st.Catalog = redact.Text(st.Catalog)
-	if s.cfg.AppPlan != "" {
-		st.AppPlan = s.cfg.AppPlan
-	}
+	st.AppPlan = s.appPlanName
 	for _, p := range rec.Infra {
 		st.InfraRuns = append(st.InfraRuns, p.Run)
 	}

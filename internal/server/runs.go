@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
@@ -160,11 +161,11 @@ func (s *Server) handleRetry(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rec, err := s.transition(r.Context(), phase, func(rec *record) error {
-			rec.Retry = true
+			rec.RetryOf = &RetryOf{Run: name, Attempt: run.Status.Attempt}
 			if phase == wizard.InfrastructureUpgrading {
-				rec.InfraStatus = Status{State: StateRunning, Description: "Retrying " + name}
+				rec.InfraStatus = Status{State: StateRunning, Description: "Retrying " + name, LastUpdated: time.Now().UTC()}
 			} else {
-				rec.AppStatus = Status{State: StateRunning, Description: "Retrying " + name}
+				rec.AppStatus = Status{State: StateRunning, Description: "Retrying " + name, LastUpdated: time.Now().UTC()}
 			}
 			return nil
 		})
@@ -186,6 +187,20 @@ func (s *Server) handleRetry(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// notDriving refuses (409) a run command while the wizard drives: between
+// two hops the lease is free, and a rollback taking it then would make
+// the next hop fail for no fault of its own.
+func (s *Server) notDriving(ctx context.Context) error {
+	rec, _, err := s.state.load(ctx)
+	if err != nil {
+		return err
+	}
+	if rec.State.Driving() {
+		return &APIError{StatusCode: http.StatusConflict, Message: fmt.Sprintf("the wizard is driving (%s): abort its run first (POST /api/runs/{name}/abort), or wait until it ends", rec.State)}
+	}
+	return nil
+}
+
 func planned(runs []PlannedRun, name string) bool {
 	return slices.ContainsFunc(runs, func(p PlannedRun) bool { return p.Run == name })
 }
@@ -194,6 +209,10 @@ func planned(runs []PlannedRun, name string) bool {
 // its progress is the run's, seen through status and events.
 func (s *Server) background(w http.ResponseWriter, r *http.Request, what string, do func(*runner.Session, string) (*runner.Outcome, error)) {
 	name := r.PathValue("name")
+	if err := s.notDriving(r.Context()); err != nil {
+		writeError(w, err)
+		return
+	}
 	sess, _, err := s.getRun(r.Context(), name)
 	if err != nil {
 		writeError(w, err)
@@ -203,9 +222,7 @@ func (s *Server) background(w http.ResponseWriter, r *http.Request, what string,
 		writeError(w, err)
 		return
 	}
-	s.drives.Add(1)
-	go func() {
-		defer s.drives.Done()
+	started := s.goDrive(func() {
 		out, err := do(sess, name)
 		switch {
 		case err != nil:
@@ -214,16 +231,36 @@ func (s *Server) background(w http.ResponseWriter, r *http.Request, what string,
 			s.cfg.Log(fmt.Sprintf("%s of run %s: %s", what, name, out.Run.Status.Phase))
 			s.noteEnd(out.Run)
 		}
-	}()
+	})
+	if !started {
+		writeError(w, &APIError{StatusCode: http.StatusServiceUnavailable, Message: "the server is stopping: ask again once it is back"})
+		return
+	}
 	s.answerRun(w, r, http.StatusAccepted)
 }
 
-// noteEnd updates the wizard's failed phase's description after a
-// rollback or retry of one of its runs ended.
+// noteEnd tells the wizard how a rollback or retry of one of its runs
+// ended: a phase that had ended well goes back to failed when one of its
+// runs no longer stands (what comes after it must not go on), and a
+// failed phase's description says where its run is now.
 func (s *Server) noteEnd(run *v1alpha1.UpgradeRun) {
 	st := stoppedStatus(&runner.Outcome{Run: run})
 	if run.Status.Phase == v1alpha1.RunSucceeded {
 		st = Status{State: StateFailed, Description: fmt.Sprintf("Run %s succeeded after a retry: start the upgrade again to go on", run.Name), LastUpdated: st.LastUpdated}
+	}
+	rec, _, err := s.state.load(s.ctx)
+	if err != nil {
+		s.cfg.Log(fmt.Sprintf("tell the wizard run %s is %s: %v", run.Name, run.Status.Phase, err))
+		return
+	}
+	standsNoMore := run.Status.Phase != v1alpha1.RunSucceeded && !rec.State.Driving()
+	switch {
+	case standsNoMore && planned(rec.Infra, run.Name) && rec.State != wizard.InfrastructureUpgradeFailed:
+		s.end(wizard.InfrastructureUpgradeFailed, func(r *record) { r.InfraStatus = st })
+		return
+	case standsNoMore && planned(rec.App, run.Name) && rec.State == wizard.Succeeded:
+		s.end(wizard.AppUpgradeFailed, func(r *record) { r.AppStatus = st })
+		return
 	}
 	s.update(func(rec *record) bool {
 		switch {

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/server/auth"
@@ -53,10 +53,19 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	drives sync.WaitGroup
-	// failedLogins slows password guessing: ten failures at once, then
-	// one every 10 s, for every client together (a guesser changes
-	// address; the admin waits seconds at worst).
-	failedLogins *rate.Limiter
+	// stopping refuses new drives once Stop began (the state stays
+	// driving: the next server drives on); stopMu guards it and the
+	// drives' Add.
+	stopMu   sync.Mutex
+	stopping bool
+	// streams ends the event streams first when the server shuts down,
+	// so they do not hold the HTTP server's graceful shutdown.
+	streams      context.Context
+	closeStreams context.CancelFunc
+	// failedLogins slows password guessing.
+	failedLogins *loginLimits
+	// appPlanName is the app plan's name ("" without one).
+	appPlanName string
 }
 
 // New connects to the cluster and watches its runs; Start begins
@@ -75,9 +84,22 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	appPlanName := ""
+	if cfg.AppPlan != "" {
+		// A broken app plan is said at start, not after the upgrade.
+		l, err := plan.Load(cfg.AppPlan)
+		if err != nil {
+			return nil, fmt.Errorf("--app-plan %s: %w", cfg.AppPlan, err)
+		}
+		if errs := plan.Validate(l); len(errs) > 0 {
+			return nil, fmt.Errorf("--app-plan %s: %w", cfg.AppPlan, errs.ToAggregate())
+		}
+		appPlanName = l.Plan.Name
+	}
 	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace},
-		failedLogins: rate.NewLimiter(rate.Every(10*time.Second), 10)}
+		failedLogins: newLoginLimits(), appPlanName: appPlanName}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.streams, s.closeStreams = context.WithCancel(s.ctx)
 	return s, nil
 }
 
@@ -110,11 +132,34 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
+// Drain ends the event streams; call it before the HTTP server's
+// Shutdown, which waits for open requests.
+func (s *Server) Drain() { s.closeStreams() }
+
 // Stop ends the drives (each run stops at its next transition, saved,
-// to be resumed) and waits for them.
+// to be resumed) and waits for them. Call it after the HTTP server has
+// shut down: no handler starts a drive then.
 func (s *Server) Stop() {
+	s.stopMu.Lock()
+	s.stopping = true
+	s.stopMu.Unlock()
 	s.cancel()
 	s.drives.Wait()
+}
+
+// goDrive runs f as a drive unless the server is stopping.
+func (s *Server) goDrive(f func()) bool {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.drives.Add(1)
+	go func() {
+		defer s.drives.Done()
+		f()
+	}()
+	return true
 }
 
 // session opens a runner session whose notices go to the log.
@@ -126,9 +171,7 @@ func (s *Server) session() (*runner.Session, error) {
 
 // drive starts the goroutine that works in rec's driving state.
 func (s *Server) drive(rec *record) {
-	s.drives.Add(1)
-	go func() {
-		defer s.drives.Done()
+	s.goDrive(func() {
 		switch rec.State {
 		case wizard.InfrastructureUpgrading:
 			s.driveInfra(rec)
@@ -137,13 +180,17 @@ func (s *Server) drive(rec *record) {
 		case wizard.AppUpgrading:
 			s.driveApp(rec)
 		}
-	}()
+	})
 }
 
 // transition moves the wizard from its current state to `to` when the
 // state machine allows it, applying change to the record; a refusal is a
 // *wizard.ConflictError or errStateChanged (409).
 func (s *Server) transition(ctx context.Context, to wizard.State, change func(*record) error) (*record, error) {
+	// A client that goes away must not cut a transition in two (saved,
+	// but its drive never started): the write is bounded, not cancelled.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, version, err := s.state.load(ctx)
@@ -169,9 +216,14 @@ func (s *Server) transition(ctx context.Context, to wizard.State, change func(*r
 // read the state meanwhile) and gives up only when the server stops,
 // leaving the state driving for the next server to drive on.
 func (s *Server) end(to wizard.State, change func(*record)) {
+	// A drive that ended on its own is recorded even while the server
+	// stops, within a bound: else the next server would find the phase
+	// still driving.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 30*time.Second)
+	defer cancel()
 	for {
-		_, err := s.transition(s.ctx, to, func(r *record) error { change(r); return nil })
-		if err == nil || s.ctx.Err() != nil {
+		_, err := s.transition(ctx, to, func(r *record) error { change(r); return nil })
+		if err == nil || ctx.Err() != nil {
 			return
 		}
 		var conflict *wizard.ConflictError
@@ -181,7 +233,8 @@ func (s *Server) end(to wizard.State, change func(*record)) {
 		}
 		s.cfg.Log(fmt.Sprintf("record %s: %v; retrying", to, err))
 		select {
-		case <-s.ctx.Done():
+		case <-ctx.Done():
+			s.cfg.Log(fmt.Sprintf("record %s: gave up: %v", to, err))
 			return
 		case <-time.After(time.Second):
 		}
@@ -201,7 +254,11 @@ func (s *Server) update(change func(*record) bool) {
 		}
 		s.mu.Unlock()
 		if !errors.Is(err, errStateChanged) {
+			if err != nil {
+				s.cfg.Log(fmt.Sprintf("note in the wizard's state: %v", err))
+			}
 			return
 		}
 	}
+	s.cfg.Log("note in the wizard's state: it kept changing meanwhile; not noted")
 }

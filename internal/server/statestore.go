@@ -38,9 +38,17 @@ type record struct {
 	InfraStatus   Status         `json:"infraStatus"`
 	AppStatus     Status         `json:"appStatus"`
 	AppPreflights *AppPreflights `json:"appPreflights,omitempty"`
-	// Retry: the next drive of the phase retries its rolled-back run.
-	Retry       bool      `json:"retry,omitempty"`
+	// RetryOf is the failed run the next drive of the phase gives a new
+	// attempt, and at which attempt it failed: the retry is done once,
+	// never again after a restart once the run moved past that attempt.
+	RetryOf     *RetryOf  `json:"retryOf,omitempty"`
 	LastUpdated time.Time `json:"lastUpdated"`
+}
+
+// RetryOf names a run to retry and the attempt that failed.
+type RetryOf struct {
+	Run     string `json:"run"`
+	Attempt int    `json:"attempt"`
 }
 
 // stateStore reads and writes the record with optimistic concurrency:

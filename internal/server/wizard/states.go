@@ -37,18 +37,21 @@ const (
 var All = []State{New, InfrastructureUpgrading, InfrastructureUpgraded, InfrastructureUpgradeFailed,
 	AppPreflightsRunning, AppPreflightsSucceeded, AppPreflightsFailed, AppUpgrading, Succeeded, AppUpgradeFailed}
 
-// transitions are the allowed moves. A state missing here has none.
+// transitions are the allowed moves. A state missing here has none. A
+// phase that ended may go back to failed: an operator rolled one of its
+// runs back since (POST /api/runs/{name}/rollback), and what stands on
+// it must not go on as if it had not.
 var transitions = map[State][]State{
 	New:                         {InfrastructureUpgrading},
 	InfrastructureUpgrading:     {InfrastructureUpgraded, InfrastructureUpgradeFailed},
 	InfrastructureUpgradeFailed: {InfrastructureUpgrading},
-	InfrastructureUpgraded:      {AppPreflightsRunning, InfrastructureUpgrading},
+	InfrastructureUpgraded:      {AppPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 	AppPreflightsRunning:        {AppPreflightsSucceeded, AppPreflightsFailed},
-	AppPreflightsSucceeded:      {AppPreflightsRunning, AppUpgrading, InfrastructureUpgrading},
-	AppPreflightsFailed:         {AppPreflightsRunning, InfrastructureUpgrading},
+	AppPreflightsSucceeded:      {AppPreflightsRunning, AppUpgrading, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+	AppPreflightsFailed:         {AppPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 	AppUpgrading:                {Succeeded, AppUpgradeFailed},
-	AppUpgradeFailed:            {AppUpgrading, InfrastructureUpgrading},
-	Succeeded:                   {InfrastructureUpgrading},
+	AppUpgradeFailed:            {AppUpgrading, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+	Succeeded:                   {InfrastructureUpgrading, InfrastructureUpgradeFailed, AppUpgradeFailed},
 }
 
 // Driving says the server is working in this state: a run is being

@@ -28,6 +28,9 @@ func TestCheck(t *testing.T) {
 		{AppUpgradeFailed, AppUpgrading, true, ""},
 		{Succeeded, InfrastructureUpgrading, true, ""},
 		{Succeeded, AppUpgrading, false, "start an infrastructure upgrade first"},
+		{Succeeded, InfrastructureUpgradeFailed, true, ""},
+		{InfrastructureUpgraded, InfrastructureUpgradeFailed, true, ""},
+		{AppUpgrading, InfrastructureUpgradeFailed, false, "the app upgrade is running"},
 	} {
 		err := Check(tc.from, tc.to)
 		if tc.ok {

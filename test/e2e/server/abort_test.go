@@ -20,6 +20,11 @@ func TestAbortThenRollBackThroughTheAPI(t *testing.T) {
 		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
 	p := s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
 	run := p.Waiting.Run
+	var ae apiError
+	s.must(http.StatusConflict, "POST", "/api/runs/"+run+"/rollback", admin, nil, &ae)
+	if !strings.Contains(ae.Message, "the wizard is driving") {
+		t.Errorf("a rollback while the wizard drives: %+v", ae)
+	}
 	var sum struct{ Phase string }
 	s.must(http.StatusOK, "POST", "/api/runs/"+run+"/abort", admin, nil, &sum)
 	if sum.Phase != "Aborted" {
@@ -40,7 +45,6 @@ func TestAbortThenRollBackThroughTheAPI(t *testing.T) {
 	if _, err := e.cs.AppsV1().Deployments(ns).Get(e.ctx, "web-controller", metaGet); err == nil {
 		t.Error("the controller the aborted hop created is still there after the rollback")
 	}
-	var ae apiError
 	s.must(http.StatusConflict, "POST", "/api/runs/"+run+"/approve", admin, map[string]string{}, &ae)
 	if ae.Message == "" {
 		t.Error("approving a rolled-back run gave no reason")

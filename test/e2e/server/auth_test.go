@@ -55,12 +55,17 @@ func TestAuthAndTheAPIDocument(t *testing.T) {
 	viewer := s.login(viewerPassword)
 	s.must(http.StatusOK, "GET", "/api/linux/upgrade/infra/status", viewer, nil, nil)
 	s.must(http.StatusOK, "GET", "/api/runs", viewer, nil, nil)
-	for _, path := range []string{"/api/linux/upgrade/infra/upgrade", "/api/linux/upgrade/infra/start", "/api/linux/upgrade/app/upgrade", "/api/runs/x/approve", "/api/runs/x/rollback"} {
+	for _, path := range []string{"/api/linux/upgrade/infra/upgrade", "/api/linux/upgrade/infra/start", "/api/linux/upgrade/app/upgrade", "/api/runs/x/approve", "/api/runs/x/rollback", "/api/plans/preview"} {
 		code, body := s.call("POST", path, viewer, map[string]string{})
 		if code != http.StatusForbidden {
 			t.Errorf("POST %s with a viewer token = %d %s, want 403", path, code, body)
 		}
 	}
+
+	if code, body := s.call("POST", "/api/linux/upgrade/infra/check", viewer, map[string]string{"targetVersion": "1.1.0", "catalog": "https://example.com/catalog.yaml"}); code != http.StatusForbidden {
+		t.Errorf("a viewer's check of another catalog = %d %s, want 403", code, body)
+	}
+	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/check", viewer, map[string]string{"targetVersion": "1.1.0"}, nil)
 
 	// Every path of the document is served: a probe never gets the
 	// catch-all's "no route".

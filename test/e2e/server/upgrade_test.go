@@ -59,7 +59,7 @@ func TestWizardUpgradeEndToEnd(t *testing.T) {
 		{map[string]any{"targetVersion": "one"}, "targetVersion"},
 		{map[string]any{"targetVersion": "1.2.0", "catalog": "/etc"}, "catalog"},
 		{map[string]any{"target": "1.2.0"}, "target"},
-		{map[string]any{"targetVersion": "1.2.0", "values": map[string]string{"brokn": "x"}}, "values"},
+		{map[string]any{"targetVersion": "1.2.0", "values": map[string]string{"brokn": "x"}}, "values.brokn"},
 		{map[string]any{"targetVersion": "9.9.9"}, "targetVersion"},
 	} {
 		var bad apiError
