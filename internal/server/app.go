@@ -110,7 +110,7 @@ func (s *Server) runAppPreflights() *AppPreflights {
 			out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: e.Field, Message: redact.Text(e.ErrorBody())})
 		}
 	} else {
-		out.Output.Pass = append(out.Output.Pass, PreflightResult{Title: "Plan " + p.Plan.Name, Message: "the plan fits the cluster: its namespaces, kinds, access and sources are there"})
+		out.Output.Pass = append(out.Output.Pass, PreflightResult{Title: "Plan " + p.Plan.Name, Message: "the plan's preflight found no problem: its kinds are served, its namespaces exist or come with it, its access and sources are there"})
 	}
 	checks, err := sess.Checks(s.ctx, p)
 	if err != nil {
