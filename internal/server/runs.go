@@ -127,9 +127,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 
 // handleRollback rolls the run back in the background (202).
 func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
-	s.background(w, r, "rollback", func(sess *runner.Session, name string) (*runner.Outcome, error) {
-		return sess.Rollback(s.ctx, name)
-	})
+	s.background(w, r, CommandRollback)
 }
 
 // handleRetry retries a run. A run of the wizard's failed phase starts
@@ -182,9 +180,7 @@ func (s *Server) handleRetry(w http.ResponseWriter, r *http.Request) {
 			"run %s is %s: only a run that failed without rollback retries its failed step; a rolled-back run of the current upgrade is retried by starting its phase again", name, run.Status.Phase)})
 		return
 	}
-	s.background(w, r, "retry", func(sess *runner.Session, name string) (*runner.Outcome, error) {
-		return sess.Retry(s.ctx, name)
-	})
+	s.background(w, r, CommandRetry)
 }
 
 // notDriving refuses (409) a run command while the wizard drives: between
@@ -201,13 +197,49 @@ func (s *Server) notDriving(ctx context.Context) error {
 	return nil
 }
 
+// command drives cmd in the background; resumed says a server before
+// this one started it (a rollback then goes on where it stood, a retry's
+// run is resumed from its saved plan). false: the server is stopping.
+func (s *Server) command(sess *runner.Session, cmd Command, resumed bool) bool {
+	return s.goDrive(func() {
+		var out *runner.Outcome
+		var err error
+		switch {
+		case cmd.Kind == CommandRollback:
+			out, err = sess.Rollback(s.ctx, cmd.Run)
+		case resumed:
+			out, err = sess.Resume(s.ctx, cmd.Run)
+		default:
+			out, err = sess.Retry(s.ctx, cmd.Run)
+		}
+		if s.ctx.Err() != nil && (err == nil || interrupted(err)) && (out == nil || out.Stopped != nil) {
+			return // stopping: the next server drives it on
+		}
+		switch {
+		case err != nil:
+			s.cfg.Log(redact.Text(fmt.Sprintf("%s of run %s: %v", cmd.Kind, cmd.Run, err)))
+		case out.Run != nil:
+			s.cfg.Log(fmt.Sprintf("%s of run %s: %s", cmd.Kind, cmd.Run, out.Run.Status.Phase))
+		}
+		s.update(func(rec *record) bool {
+			rec.Commands = slices.DeleteFunc(rec.Commands, func(c Command) bool { return c == cmd })
+			return true
+		})
+		if err == nil && out.Run != nil {
+			s.noteEnd(out.Run)
+		}
+	})
+}
+
 func planned(runs []PlannedRun, name string) bool {
 	return slices.ContainsFunc(runs, func(p PlannedRun) bool { return p.Run == name })
 }
 
 // background drives a run command (rollback, retry) after answering 202;
-// its progress is the run's, seen through status and events.
-func (s *Server) background(w http.ResponseWriter, r *http.Request, what string, do func(*runner.Session, string) (*runner.Outcome, error)) {
+// its progress is the run's, seen through status and events. The command
+// is kept in the wizard's record until it ends, so a server stopped
+// meanwhile has the next one drive it on.
+func (s *Server) background(w http.ResponseWriter, r *http.Request, kind string) {
 	name := r.PathValue("name")
 	if err := s.notDriving(r.Context()); err != nil {
 		writeError(w, err)
@@ -222,17 +254,12 @@ func (s *Server) background(w http.ResponseWriter, r *http.Request, what string,
 		writeError(w, err)
 		return
 	}
-	started := s.goDrive(func() {
-		out, err := do(sess, name)
-		switch {
-		case err != nil:
-			s.cfg.Log(redact.Text(fmt.Sprintf("%s of run %s: %v", what, name, err)))
-		case out.Run != nil:
-			s.cfg.Log(fmt.Sprintf("%s of run %s: %s", what, name, out.Run.Status.Phase))
-			s.noteEnd(out.Run)
-		}
+	cmd := Command{Run: name, Kind: kind}
+	s.update(func(rec *record) bool {
+		rec.Commands = append(rec.Commands, cmd)
+		return true
 	})
-	if !started {
+	if !s.command(sess, cmd, false) {
 		writeError(w, &APIError{StatusCode: http.StatusServiceUnavailable, Message: "the server is stopping: ask again once it is back"})
 		return
 	}

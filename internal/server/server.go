@@ -129,6 +129,10 @@ func (s *Server) Start(ctx context.Context) error {
 		s.cfg.Log(fmt.Sprintf("the wizard was at %s when the server stopped: driving on", rec.State))
 		s.drive(rec)
 	}
+	for _, cmd := range rec.Commands {
+		s.cfg.Log(fmt.Sprintf("the %s of run %s was under way when the server stopped: driving it on", cmd.Kind, cmd.Run))
+		s.command(sess, cmd, true)
+	}
 	return nil
 }
 

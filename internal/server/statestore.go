@@ -41,7 +41,11 @@ type record struct {
 	// RetryOf is the failed run the next drive of the phase gives a new
 	// attempt, and at which attempt it failed: the retry is done once,
 	// never again after a restart once the run moved past that attempt.
-	RetryOf     *RetryOf  `json:"retryOf,omitempty"`
+	RetryOf *RetryOf `json:"retryOf,omitempty"`
+	// Commands are the run commands (rollback, retry) the server drives
+	// outside the wizard's phases: a server stopped meanwhile leaves them
+	// here, and the next one drives them on.
+	Commands    []Command `json:"commands,omitempty"`
 	LastUpdated time.Time `json:"lastUpdated"`
 }
 
@@ -50,6 +54,18 @@ type RetryOf struct {
 	Run     string `json:"run"`
 	Attempt int    `json:"attempt"`
 }
+
+// Command is a run command the server drives in the background.
+type Command struct {
+	Run  string `json:"run"`
+	Kind string `json:"kind"` // "rollback" or "retry"
+}
+
+// The kinds of Command.
+const (
+	CommandRollback = "rollback"
+	CommandRetry    = "retry"
+)
 
 // stateStore reads and writes the record with optimistic concurrency:
 // two servers (or two requests) that read the same version cannot both

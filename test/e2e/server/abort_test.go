@@ -2,8 +2,10 @@ package server_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAbortThenRollBackThroughTheAPI: a hop waiting for its approval is
@@ -48,5 +50,51 @@ func TestAbortThenRollBackThroughTheAPI(t *testing.T) {
 	s.must(http.StatusConflict, "POST", "/api/runs/"+run+"/approve", admin, map[string]string{}, &ae)
 	if ae.Message == "" {
 		t.Error("approving a rolled-back run gave no reason")
+	}
+}
+
+// TestRollbackCutByAKillIsDrivenOn: a rollback asked through the API is
+// under way when the server is killed (a failpoint SIGKILLs it right
+// after the rollback's first saved transition); the next server finds
+// the command in its state and drives the rollback to its end.
+func TestRollbackCutByAKillIsDrivenOn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns, catalog, _ := e.platform()
+	s := e.serve("--catalog", catalog)
+	admin := s.login(adminPassword)
+	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
+		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
+	p := s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	run := p.Waiting.Run
+	var sum struct {
+		Phase       string
+		Transitions int
+	}
+	s.must(http.StatusOK, "POST", "/api/runs/"+run+"/abort", admin, nil, &sum)
+	s.waitFor("/api/linux/upgrade/infra/status", admin, "the abort", func(p progress) bool { return p.Status.State == "Failed" })
+	s.must(http.StatusOK, "GET", "/api/runs/"+run, admin, nil, &struct{ Summary any }{Summary: &sum})
+	s.kill()
+
+	s2 := e.serveEnv([]string{"UPSHIFT_TEST_KILL_AFTER_TRANSITION=" + strconv.Itoa(sum.Transitions+1)}, "--catalog", catalog)
+	s2.must(http.StatusAccepted, "POST", "/api/runs/"+run+"/rollback", admin, nil, nil)
+	select {
+	case <-s2.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the failpoint did not kill the server during the rollback")
+	}
+	s3 := e.serve("--catalog", catalog)
+	p = s3.waitFor("/api/linux/upgrade/infra/status", admin, "the rollback driven on", func(p progress) bool {
+		return strings.Contains(p.Status.Description, "rolled back, restore verified")
+	})
+	s3.must(http.StatusOK, "GET", "/api/runs/"+run, admin, nil, &struct{ Summary any }{Summary: &sum})
+	if sum.Phase != "RolledBack" {
+		t.Errorf("run %s is %s", run, sum.Phase)
+	}
+	if _, err := e.cs.AppsV1().Deployments(ns).Get(e.ctx, "web-controller", metaGet); err == nil {
+		t.Error("the aborted hop's controller is still there after the rollback was driven on")
+	}
+	if !strings.Contains(s3.log.String(), "was under way when the server stopped: driving it on") {
+		t.Errorf("the new server did not say it drives the rollback on:\n%s", s3.log)
 	}
 }

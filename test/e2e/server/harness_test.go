@@ -98,11 +98,17 @@ var servingLine = regexp.MustCompile(`^serving (https://\S+) \(certificate (\S+)
 // directory, and the given flags; it returns once it answers.
 func (e *env) serve(args ...string) *server {
 	e.t.Helper()
+	return e.serveEnv(nil, args...)
+}
+
+// serveEnv is serve with more environment (a failpoint).
+func (e *env) serveEnv(extraEnv []string, args ...string) *server {
+	e.t.Helper()
 	all := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", e.stateDir,
 		"--password-file", filepath.Join(e.passDir, "admin"), "--viewer-password-file", filepath.Join(e.passDir, "viewer"),
 		"--runs-namespace", e.runsNS}, args...)
 	cmd := exec.Command(e.bin, all...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.kubeconfig)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+e.kubeconfig), extraEnv...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		e.t.Fatal(err)
