@@ -18,9 +18,7 @@ func TestAbortThenRollBackThroughTheAPI(t *testing.T) {
 	ns, catalog, _ := e.platform()
 	s := e.serve("--catalog", catalog)
 	admin := s.login(adminPassword)
-	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
-		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
-	p := s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	p := s.startWaiting(admin)
 	run := p.Waiting.Run
 	var ae apiError
 	s.must(http.StatusConflict, "POST", "/api/runs/"+run+"/rollback", admin, nil, &ae)
@@ -63,9 +61,7 @@ func TestRollbackCutByAKillIsDrivenOn(t *testing.T) {
 	ns, catalog, _ := e.platform()
 	s := e.serve("--catalog", catalog)
 	admin := s.login(adminPassword)
-	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
-		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
-	p := s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	p := s.startWaiting(admin)
 	run := p.Waiting.Run
 	var sum struct {
 		Phase       string

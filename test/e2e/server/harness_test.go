@@ -270,3 +270,12 @@ func runBinary(e *env, args ...string) (string, error) {
 
 // testenvCluster is the package's shared cluster.
 func testenvCluster(t *testing.T) *localcluster.Cluster { return testenv.Cluster(t) }
+
+// startWaiting starts the infrastructure upgrade to 1.1.0 with its hop
+// waiting for an approval, and returns the status once it waits.
+func (s *server) startWaiting(token string) progress {
+	s.t.Helper()
+	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", token,
+		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
+	return s.waitFor("/api/linux/upgrade/infra/status", token, "the approval", func(p progress) bool { return p.Waiting != nil })
+}

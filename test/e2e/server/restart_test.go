@@ -16,9 +16,7 @@ func TestServerKilledMidUpgradeDrivesOn(t *testing.T) {
 	ns, catalog, _ := e.platform()
 	s := e.serve("--catalog", catalog)
 	admin := s.login(adminPassword)
-	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
-		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
-	s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	s.startWaiting(admin)
 	s.kill()
 
 	s2 := e.serve("--catalog", catalog)

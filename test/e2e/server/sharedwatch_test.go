@@ -19,9 +19,7 @@ func TestEventStreamsShareOneWatch(t *testing.T) {
 	_, catalog, _ := e.platform()
 	s := e.serve("--catalog", catalog)
 	admin := s.login(adminPassword)
-	s.must(http.StatusOK, "POST", "/api/linux/upgrade/infra/upgrade", admin,
-		map[string]any{"targetVersion": "1.1.0", "values": map[string]string{"approve": "true"}}, nil)
-	p := s.waitFor("/api/linux/upgrade/infra/status", admin, "the approval", func(p progress) bool { return p.Waiting != nil })
+	p := s.startWaiting(admin)
 
 	const streams = 12
 	ctx, cancel := context.WithCancel(e.ctx)
