@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -60,12 +61,18 @@ func manager(t *testing.T, e *clienttest.Env) *backup.Snapshot {
 // update changes the live Deployment's one container.
 func update(t *testing.T, e *clienttest.Env, change func(c *corev1.Container)) {
 	t.Helper()
-	d, err := e.Clientset.AppsV1().Deployments(e.NS).Get(context.Background(), "manager", metav1.GetOptions{})
+	// The deployment controller writes the object too (its revision
+	// annotation): read it again on a conflict, as kubectl edit would.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := e.Clientset.AppsV1().Deployments(e.NS).Get(context.Background(), "manager", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(&d.Spec.Template.Spec.Containers[0])
+		_, err = e.Clientset.AppsV1().Deployments(e.NS).Update(context.Background(), d, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	change(&d.Spec.Template.Spec.Containers[0])
-	if _, err := e.Clientset.AppsV1().Deployments(e.NS).Update(context.Background(), d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
