@@ -105,10 +105,11 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 	}
 
 	// The audit log: the writes of the user under the lease are there, and
-	// none after the loss. A write already on the wire when the lease ended
-	// is cut off but may still have been received: it was sent before the
-	// loss, within a round trip of it.
-	const onTheWire = 50 * time.Millisecond
+	// none sent after the loss. The writer is sequential, so at most one
+	// write is on the wire when the fence closes: it is cut off but may
+	// still be received, and on a loaded machine the API server may log it
+	// well after the loss was seen. Any second late write was sent through
+	// a closed fence.
 	var ours, late []localcluster.AuditEvent
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		events, err := f.c.ReadAudit()
@@ -121,7 +122,7 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 				continue
 			}
 			ours = append(ours, e)
-			if e.RequestReceivedTimestamp.After(lost.Add(onTheWire)) {
+			if e.RequestReceivedTimestamp.After(lost) {
 				late = append(late, e)
 			}
 		}
@@ -132,9 +133,9 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 	if len(ours) < 2*before {
 		t.Fatalf("the audit log shows %d ConfigMap writes of %s, want the %d made under the lease", len(ours), user, 2*before)
 	}
-	if len(late) > 0 {
-		e := late[0]
-		t.Errorf("audit: %d write(s) by %s after the lease was lost, the first %s %s %s after", len(late), user,
+	if len(late) > 1 {
+		e := late[1]
+		t.Errorf("audit: %d write(s) by %s received after the lease was lost, more than the one on the wire; the second %s %s %s after", len(late), user,
 			e.Verb, e.Object(), e.RequestReceivedTimestamp.Sub(lost))
 	}
 	var last time.Time

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -104,6 +105,25 @@ func TestControllerRunFreezesUntilItEnds(t *testing.T) {
 	e.waitCondition("web-2", v1alpha1.ConditionStalled, metav1.ConditionTrue, v1alpha1.ReasonAborted, time.Minute)
 	lifted("aborted")
 	e.annotate("web-2", v1alpha1.AnnotationRetry, "1")
+	// WaitingForApproval may still be True from the aborted attempt, so the
+	// wait is on the retried run: no longer stalled (the condition goes),
+	// and its freeze back in force (policy there, a create denied).
+	refrozen := func() bool {
+		if meta.IsStatusConditionTrue(e.getPlan("web-2").Status.Conditions, v1alpha1.ConditionStalled) {
+			return false // the retry is not taken yet
+		}
+		_, err := e.cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(e.ctx, freeze.Name(e.runs, "web-2", "freeze"), metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		err = create()
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "frozen for the web upgrade")
+	}
+	for deadline := time.Now().Add(time.Minute); !refrozen(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("retried: the freeze is not back in force after a minute; status:\n%s", toYAML(e.getPlan("web-2").Status))
+		}
+	}
 	e.waitCondition("web-2", v1alpha1.ConditionWaitingForApproval, metav1.ConditionTrue, "", time.Minute)
 	frozenNow("retried, waiting for the approval again")
 	e.annotate("web-2", v1alpha1.AnnotationApprove, "go-ahead")
