@@ -15,7 +15,8 @@ var (
 	// the API does not depend on controller-runtime.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
-	// AddToScheme adds UpgradePlan, UpgradeRun, PlatformUpgrade and their
+	// AddToScheme adds UpgradePlan, UpgradeRun, PlatformUpgrade,
+	// ClusterVersion and their
 	// lists to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
@@ -25,6 +26,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&UpgradePlan{}, &UpgradePlanList{},
 		&UpgradeRun{}, &UpgradeRunList{},
 		&PlatformUpgrade{}, &PlatformUpgradeList{},
+		&ClusterVersion{}, &ClusterVersionList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

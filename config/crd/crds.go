@@ -30,6 +30,7 @@ const (
 	UpgradePlans     = "upgradeplans.upshift.dev"
 	UpgradeRuns      = "upgraderuns.upshift.dev"
 	PlatformUpgrades = "platformupgrades.upshift.dev"
+	ClusterVersions  = "clusterversions.upshift.dev"
 )
 
 //go:embed bases/*.yaml

@@ -94,7 +94,7 @@ func TestEmbeddedCRDs(t *testing.T) {
 		}
 		printed = append(printed, c.Name)
 	}
-	if got := strings.Join(printed, " "); got != PlatformUpgrades+" "+UpgradePlans+" "+UpgradeRuns {
-		t.Errorf("printed %s, want the three CRDs", got)
+	if got := strings.Join(printed, " "); got != ClusterVersions+" "+PlatformUpgrades+" "+UpgradePlans+" "+UpgradeRuns {
+		t.Errorf("printed %s, want the four CRDs", got)
 	}
 }
