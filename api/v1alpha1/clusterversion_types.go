@@ -179,7 +179,7 @@ const (
 	FleetHalted             FleetPhase = "Halted"    // an operation failed; an operator acts (retry, or edit)
 	FleetReverting          FleetPhase = "Reverting" // an operation failed; the clusters done go back
 	FleetReverted           FleetPhase = "Reverted"
-	FleetPluginDown         FleetPhase = "PluginDown" // the plugin does not answer; nothing moves until it does
+	FleetRevertFailed       FleetPhase = "RevertFailed" // a revert's operation failed; an operator acts (retry, or edit)
 	FleetSuspended          FleetPhase = "Suspended"
 )
 
@@ -189,7 +189,8 @@ type ClusterVersionStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Conditions: Ready (every cluster at its version and in service),
 	// Reconciling (the rollout moves), Stalled (a person must act),
-	// WaitingForApproval.
+	// WaitingForApproval, PluginReachable (False: the ops plugin does not
+	// answer, and the message names the clusters it left out of service).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -214,6 +215,9 @@ type ClusterVersionStatus struct {
 	// Message says why the rollout is where it is.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// Cause is the failure that halted or reverted this rollout.
+	// +optional
+	Cause string `json:"cause,omitempty"`
 	// Clusters, in spec order.
 	// +listType=map
 	// +listMapKey=id

@@ -1,0 +1,253 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/pkg/pluginsdk"
+)
+
+// Inputs are what a step needs besides the spec and the status.
+type Inputs struct {
+	Generation int64
+	// Approve and Retry: new action annotation values ("" when none).
+	Approve, Retry string
+	Now            func() time.Time
+	// Statuses remembers every cluster's status between steps, so the
+	// availability budget does not read the whole fleet for every
+	// cluster it takes out. Nil: read it whenever needed.
+	Statuses *StatusCache
+	// Parallel bounds the plugin calls in flight (default 32).
+	Parallel int
+}
+
+// Result is a step's outcome: the status to save, the events to emit, the
+// operations that ended (for the metrics) and when to look again.
+type Result struct {
+	Status       v1alpha1.ClusterVersionStatus
+	Events       []Event
+	Ended        []Ended
+	RequeueAfter time.Duration
+	// InFlight counts the operations in flight after the step.
+	InFlight int
+}
+
+// maxRounds bounds the reads a step makes before it acts on what it has
+// (Decide leaves alone the clusters it lacks news of).
+const maxRounds = 4
+
+// Step is one observe, decide, act, record pass: it asks about the
+// operations in flight, reads what Decide needs, makes Decide's calls and
+// records the operations they started. It returns ErrPluginDown (with
+// the result so far, nothing lost) when the plugin cannot be reached.
+func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStatus, in Inputs) (Result, error) {
+	if in.Parallel <= 0 {
+		in.Parallel = 32
+	}
+	o := Observed{
+		Now: in.Now(), Generation: in.Generation, Approve: in.Approve, Retry: in.Retry != "", RetryValue: in.Retry,
+		Versions: map[string]pluginsdk.ClusterVersion{}, Statuses: map[string]pluginsdk.ClusterStatus{}, Ops: map[string]pluginsdk.OperationReport{},
+	}
+	r := &reader{p: p, in: in, o: &o}
+	for _, c := range sp.Clusters {
+		r.ids = append(r.ids, c.ID)
+	}
+	if err := r.ops(ctx, st); err != nil {
+		return unreachable(st, err, in), err
+	}
+	o.CanRevert = p.CanRevert(ctx)
+	var d Decision
+	for round := 0; ; round++ {
+		o.Now = in.Now()
+		d = Decide(sp, st, o)
+		if d.Need.empty() || round == maxRounds {
+			break
+		}
+		if err := r.read(ctx, d.Need); err != nil {
+			return unreachable(st, err, in), err
+		}
+	}
+	res := Result{Status: d.Status, Events: d.Events, Ended: d.Ended, RequeueAfter: d.RequeueAfter}
+	if !d.Need.empty() {
+		res.RequeueAfter = time.Millisecond // the rest next time, at once
+	}
+	pluginUp(&res.Status, o.Now)
+	err := act(ctx, p, in, d.Calls, &res)
+	if err != nil {
+		res.Events = append(res.Events, pluginDown(&res.Status, err, in.Now())...)
+	}
+	for _, e := range res.Status.Clusters {
+		if e.Operation != nil {
+			res.InFlight++
+		}
+	}
+	return res, err
+}
+
+// unreachable is the result of a step the plugin stopped: the status as it
+// was, with the plugin's condition saying so.
+func unreachable(st v1alpha1.ClusterVersionStatus, err error, in Inputs) Result {
+	st = *st.DeepCopy()
+	events := pluginDown(&st, err, in.Now())
+	return Result{Status: st, Events: events, RequeueAfter: WaitPoll}
+}
+
+// reader reads from the plugin into an observation, in parallel.
+type reader struct {
+	p   Plugin
+	ids []string
+	in  Inputs
+	o   *Observed
+	mu  sync.Mutex
+}
+
+// ops asks about every operation in flight.
+func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) error {
+	g := r.group(ctx)
+	for _, e := range st.Clusters {
+		if e.Operation == nil {
+			continue
+		}
+		id, op := e.ID, pluginsdk.Operation{ID: e.Operation.ID, Type: e.Operation.Type}
+		g.Go(func() error {
+			rep, err := r.p.Report(ctx, id, op)
+			if err != nil {
+				return down(err)
+			}
+			r.mu.Lock()
+			r.o.Ops[id] = rep
+			r.mu.Unlock()
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// read reads the versions and statuses a decision needs.
+func (r *reader) read(ctx context.Context, n Need) error {
+	g := r.group(ctx)
+	for _, id := range n.Clusters {
+		g.Go(func() error {
+			v, err := r.p.GetVersion(ctx, id)
+			if err != nil {
+				return down(err)
+			}
+			s, err := r.p.GetClusterStatus(ctx, id)
+			if err != nil {
+				return down(err)
+			}
+			r.mu.Lock()
+			r.o.Versions[id], r.o.Statuses[id] = v, s
+			r.mu.Unlock()
+			r.in.Statuses.put(id, s, r.in.Now())
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if !n.AllStatuses {
+		return nil
+	}
+	return r.allStatuses(ctx)
+}
+
+// allStatuses fills every cluster's status, from the cache where fresh.
+func (r *reader) allStatuses(ctx context.Context) error {
+	stale := r.in.Statuses.stale(r.ids, r.o, r.in.Now())
+	g := r.group(ctx)
+	for _, id := range stale {
+		g.Go(func() error {
+			s, err := r.p.GetClusterStatus(ctx, id)
+			if err != nil {
+				return down(err)
+			}
+			r.mu.Lock()
+			r.o.Statuses[id] = s
+			r.mu.Unlock()
+			r.in.Statuses.put(id, s, r.in.Now())
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	r.o.AllStatuses = true
+	return nil
+}
+
+func (r *reader) group(ctx context.Context) *errgroup.Group {
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(r.in.Parallel)
+	return g
+}
+
+// act makes the calls and records what they started. A refused call fails
+// its cluster; a plugin that cannot be reached stops the step with what
+// was started recorded.
+func act(ctx context.Context, p Plugin, in Inputs, calls []Call, res *Result) error {
+	type outcome struct {
+		call Call
+		op   pluginsdk.Operation
+		err  error
+	}
+	outs := make([]outcome, len(calls))
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(in.Parallel)
+	for i, c := range calls {
+		g.Go(func() error {
+			op, err := invoke(ctx, p, c)
+			outs[i] = outcome{c, op, err}
+			return nil
+		})
+	}
+	_ = g.Wait() // each outcome carries its error
+	var downErr error
+	for _, o := range outs {
+		switch {
+		case o.err == nil:
+			Started(&res.Status, o.call, o.op, in.Now())
+		case errors.Is(o.err, ErrPluginDown):
+			downErr = o.err
+		default:
+			res.Events = append(res.Events, Refused(&res.Status, o.call, o.err))
+			res.RequeueAfter = time.Millisecond
+		}
+	}
+	return downErr
+}
+
+// invoke makes one call.
+func invoke(ctx context.Context, p Plugin, c Call) (pluginsdk.Operation, error) {
+	var op pluginsdk.Operation
+	var err error
+	switch c.Action {
+	case v1alpha1.ActionServiceOut:
+		op, err = p.ServiceOut(ctx, c.Cluster)
+	case v1alpha1.ActionServiceIn:
+		op, err = p.ServiceIn(ctx, c.Cluster)
+	case v1alpha1.ActionUpgradeMaster:
+		op, err = p.UpgradeMaster(ctx, c.Cluster, c.Version)
+	case v1alpha1.ActionUpgradeNodePool:
+		op, err = p.UpgradeNodePool(ctx, c.Cluster, c.NodePool, c.Version)
+	case v1alpha1.ActionRevert:
+		op, err = p.RevertCluster(ctx, c.Cluster, *c.To)
+	}
+	return op, err
+}
+
+// down passes ErrPluginDown on as it is, and marks any other read error
+// as the plugin's being down too: a rollout that cannot read cannot
+// decide, so it waits where it is.
+func down(err error) error {
+	if errors.Is(err, ErrPluginDown) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrPluginDown, err)
+}
