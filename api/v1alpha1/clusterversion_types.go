@@ -76,6 +76,13 @@ type ClusterVersionSpec struct {
 	// +kubebuilder:default=Halt
 	// +optional
 	OnFailure FailurePolicy `json:"onFailure,omitempty"`
+	// ServiceAccountName is whom the controller acts as, in this
+	// namespace, to read opsEndpoint.tlsSecretRef. Empty: the
+	// namespace's default ServiceAccount, never the controller's own
+	// rights.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// Suspend stops starting operations; those in flight are followed to
 	// their end. False again goes on.
 	// +optional
