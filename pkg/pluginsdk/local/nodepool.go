@@ -1,0 +1,170 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/upshift-dev/upshift/pkg/pluginsdk"
+)
+
+// UpgradeNodePool replaces the pool's nodes not at version, one by one.
+// A pool newer than the control plane is refused: no kubelet may be newer
+// than its API server.
+func (p *Plugin) UpgradeNodePool(ctx context.Context, id, pool, version string) (pluginsdk.Operation, error) {
+	cs, err := p.client(id)
+	if err != nil {
+		return pluginsdk.Operation{}, err
+	}
+	cm, err := state(ctx, cs)
+	if err != nil {
+		return pluginsdk.Operation{}, status.Error(codes.Unavailable, fmt.Sprintf("cluster %s: %v", id, err))
+	}
+	if master := cm.Data[keyMasterVersion]; older(master, version) {
+		return pluginsdk.Operation{}, status.Error(codes.FailedPrecondition,
+			fmt.Sprintf("node pool %s would run %s, newer than the control plane's %s: upgrade the control plane first", pool, version, master))
+	}
+	pools, err := nodePools(ctx, cs)
+	if err != nil {
+		return pluginsdk.Operation{}, status.Error(codes.Unavailable, fmt.Sprintf("cluster %s: %v", id, err))
+	}
+	if _, ok := pools[pool]; !ok {
+		return pluginsdk.Operation{}, status.Error(codes.NotFound, fmt.Sprintf("cluster %s has no node pool %q (nodes labelled %s)", id, pool, LabelNodePool))
+	}
+	return p.ops.start(id, "UpgradeNodePool", func(set func(int32, int32, string)) error {
+		return p.replacePool(cs, pool, version, set)
+	}), nil
+}
+
+// replacePool replaces each node of the pool not at version.
+func (p *Plugin) replacePool(cs kubernetes.Interface, pool, version string, set func(int32, int32, string)) error {
+	ctx := context.Background()
+	pools, err := nodePools(ctx, cs)
+	if err != nil {
+		return err
+	}
+	nodes := pools[pool]
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	total := int32(len(nodes))
+	for i, n := range nodes {
+		set(int32(i), total, fmt.Sprintf("node %s", n.Name))
+		if n.Status.NodeInfo.KubeletVersion == version {
+			continue
+		}
+		if err := p.drain(ctx, cs, n.Name); err != nil {
+			return err
+		}
+		if err := p.replace(ctx, cs, &n, version); err != nil {
+			return err
+		}
+	}
+	set(total, total, "every node replaced")
+	return nil
+}
+
+// drain cordons the node and evicts its pods through the eviction API,
+// retrying while a PodDisruptionBudget refuses, until the node holds no
+// pod that may be evicted (DaemonSet pods stay, as kubectl drain leaves
+// them).
+func (p *Plugin) drain(ctx context.Context, cs kubernetes.Interface, node string) error {
+	patch := []byte(`{"spec":{"unschedulable":true}}`)
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, node, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("cordon node %s: %w", node, err)
+	}
+	var refused error
+	err := wait.PollUntilContextTimeout(ctx, p.cfg.Poll, p.cfg.DrainTimeout, true, func(ctx context.Context) (bool, error) {
+		pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()})
+		if err != nil {
+			return false, nil
+		}
+		left := 0
+		for i := range pods.Items {
+			pod := &pods.Items[i]
+			if daemonPod(pod) {
+				continue
+			}
+			left++
+			if pod.DeletionTimestamp != nil {
+				continue
+			}
+			ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
+			err := cs.PolicyV1().Evictions(pod.Namespace).Evict(ctx, ev)
+			switch {
+			case err == nil, apierrors.IsNotFound(err):
+			case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+				// Its namespace is going away, and the pod with it (as
+				// kubectl drain waits for it).
+			case apierrors.IsTooManyRequests(err):
+				refused = fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			default:
+				return false, fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+		}
+		return left == 0, nil
+	})
+	if err != nil {
+		if wait.Interrupted(err) && refused != nil {
+			return fmt.Errorf("drain of node %s did not finish within %s: %w", node, p.cfg.DrainTimeout, refused)
+		}
+		if wait.Interrupted(err) {
+			return fmt.Errorf("drain of node %s did not finish within %s", node, p.cfg.DrainTimeout)
+		}
+		return fmt.Errorf("drain node %s: %w", node, err)
+	}
+	return nil
+}
+
+func daemonPod(pod *corev1.Pod) bool {
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}
+
+// replace deletes the node and registers it again, uncordoned, with the
+// new kubelet version, then waits until it is Ready.
+func (p *Plugin) replace(ctx context.Context, cs kubernetes.Interface, old *corev1.Node, version string) error {
+	if err := cs.CoreV1().Nodes().Delete(ctx, old.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete node %s: %w", old.Name, err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, p.cfg.Poll, p.cfg.NodeReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().Nodes().Get(ctx, old.Name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s is not gone: %w", old.Name, err)
+	}
+	labels := map[string]string{}
+	for k, v := range old.Labels {
+		labels[k] = v
+	}
+	labels[LabelKubeletVersion] = version
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: old.Name, Labels: labels, Annotations: old.Annotations},
+		Spec:       corev1.NodeSpec{Taints: old.Spec.Taints},
+		Status:     corev1.NodeStatus{Capacity: old.Status.Capacity, Allocatable: old.Status.Allocatable},
+	}
+	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("register node %s again: %w", old.Name, err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, p.cfg.Poll, p.cfg.NodeReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		n, err := cs.CoreV1().Nodes().Get(ctx, old.Name, metav1.GetOptions{})
+		return err == nil && ready(n) && n.Status.NodeInfo.KubeletVersion == version, nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s is not Ready with kubelet %s within %s", old.Name, version, p.cfg.NodeReadyTimeout)
+	}
+	return nil
+}
