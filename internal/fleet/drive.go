@@ -61,7 +61,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	if err := r.ops(ctx, st); err != nil {
 		return unreachable(st, err, in), err
 	}
-	o.CanRevert = p.CanRevert(ctx)
+	o.CanRevert = p.Capabilities(ctx).Revert
 	var d Decision
 	for round := 0; ; round++ {
 		o.Now = in.Now()

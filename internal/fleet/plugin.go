@@ -15,8 +15,13 @@ type Plugin interface {
 	// Report says where an operation is, with the plugin's message and
 	// progress when it gives them.
 	Report(ctx context.Context, clusterID string, op pluginsdk.Operation) (pluginsdk.OperationReport, error)
-	// CanRevert tells whether RevertCluster is served.
-	CanRevert(ctx context.Context) bool
+	// Wait returns when the operation is no longer running, or when ctx
+	// ends; ErrUnsupported when the plugin cannot wait (then operations
+	// are polled).
+	Wait(ctx context.Context, clusterID string, op pluginsdk.Operation) (pluginsdk.OperationReport, error)
+	// Capabilities says which of upshift.ops.v1's calls the plugin
+	// serves.
+	Capabilities(ctx context.Context) Capabilities
 	RevertCluster(ctx context.Context, clusterID string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error)
 }
 
@@ -24,6 +29,15 @@ type Plugin interface {
 // rollout stops where it is until it answers, rather than failing a
 // cluster for it.
 var ErrPluginDown = errors.New("the ops plugin does not answer")
+
+// Capabilities are the calls of upshift.ops.v1 a plugin serves.
+type Capabilities struct {
+	Describe, Wait, Revert bool
+}
+
+// ErrUnsupported: the plugin does not serve the call (an addition of
+// upshift.ops.v1 it does not implement).
+var ErrUnsupported = errors.New("the ops plugin does not serve this call")
 
 // Adapt makes a Plugin of an implementation in this process (the sim
 // plugin in tests and benchmarks): its optional interfaces are used when
@@ -40,15 +54,24 @@ func (a adapted) Report(ctx context.Context, id string, op pluginsdk.Operation) 
 	return pluginsdk.OperationReport{Status: s}, err
 }
 
-func (a adapted) CanRevert(context.Context) bool {
-	_, ok := a.Cluster.(pluginsdk.Reverter)
-	return ok
+func (a adapted) Wait(ctx context.Context, id string, op pluginsdk.Operation) (pluginsdk.OperationReport, error) {
+	if w, ok := a.Cluster.(pluginsdk.Waiter); ok {
+		return w.WaitOperation(ctx, id, op)
+	}
+	return pluginsdk.OperationReport{}, ErrUnsupported
+}
+
+func (a adapted) Capabilities(context.Context) Capabilities {
+	_, d := a.Cluster.(pluginsdk.Describer)
+	_, w := a.Cluster.(pluginsdk.Waiter)
+	_, r := a.Cluster.(pluginsdk.Reverter)
+	return Capabilities{Describe: d, Wait: w, Revert: r}
 }
 
 func (a adapted) RevertCluster(ctx context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
 	r, ok := a.Cluster.(pluginsdk.Reverter)
 	if !ok {
-		return pluginsdk.Operation{}, errors.New("the plugin does not serve RevertCluster")
+		return pluginsdk.Operation{}, ErrUnsupported
 	}
 	return r.RevertCluster(ctx, id, to)
 }

@@ -157,7 +157,11 @@ func (w *world) UpgradeNodePool(_ context.Context, id, pool, version string) (pl
 	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionUpgradeNodePool, pool: pool, version: version})
 }
 
-func (w *world) CanRevert(context.Context) bool { return w.canRevert }
+func (w *world) Capabilities(context.Context) Capabilities { return Capabilities{Revert: w.canRevert} }
+
+func (w *world) Wait(context.Context, string, pluginsdk.Operation) (pluginsdk.OperationReport, error) {
+	return pluginsdk.OperationReport{}, ErrUnsupported
+}
 
 func (w *world) RevertCluster(_ context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
 	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionRevert, to: &to})
