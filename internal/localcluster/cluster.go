@@ -109,7 +109,7 @@ func (c *Cluster) boot(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	if err := createNodes(ctx, cs, o.Nodes); err != nil {
+	if err := createNodes(ctx, cs, o.Nodes, o.KubeletVersion); err != nil {
 		return err
 	}
 	if err := c.waitReady(ctx, "nodes", func(ctx context.Context) error { return nodesReady(ctx, cs, o.Nodes) }); err != nil {

@@ -20,13 +20,17 @@ const (
 	// NotReadyLabel, set to "true" on a node, makes kwok report it NotReady;
 	// removing the label makes it Ready again.
 	NotReadyLabel = "upshift.dev/not-ready"
+	// KubeletVersionLabel on a node is the kubelet version kwok reports for
+	// it once it registers.
+	KubeletVersionLabel = "upshift.dev/kubelet-version"
 )
 
 // NodeName returns the name of the i-th fake node (from 0).
 func NodeName(i int) string { return fmt.Sprintf("node-%d", i) }
 
-// createNodes registers n untainted fake nodes for kwok to run.
-func createNodes(ctx context.Context, cs kubernetes.Interface, n int) error {
+// createNodes registers n untainted fake nodes for kwok to run, reporting
+// kubelet (empty: kwok's version).
+func createNodes(ctx context.Context, cs kubernetes.Interface, n int, kubelet string) error {
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("256Gi"),
@@ -44,6 +48,9 @@ func createNodes(ctx context.Context, cs kubernetes.Interface, n int) error {
 				},
 			},
 			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+		}
+		if kubelet != "" {
+			node.Labels[KubeletVersionLabel] = kubelet
 		}
 		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create node %s: %w", name, err)

@@ -33,6 +33,9 @@ type Options struct {
 	NoBuild bool
 	// APIServerPort is the API server's port on 127.0.0.1; 0 picks a free one.
 	APIServerPort int
+	// KubeletVersion is what the fake nodes' kubelets report (their label
+	// upshift.dev/kubelet-version); empty: kwok's own version.
+	KubeletVersion string
 	// PodReadyDelay is how long kwok waits before a pod is Running and
 	// Ready. Default 200ms.
 	PodReadyDelay time.Duration

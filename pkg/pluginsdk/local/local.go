@@ -40,7 +40,7 @@ import (
 // Labels and names the plugin reads and writes in each cluster.
 const (
 	LabelNodePool       = "upshift.dev/node-pool"
-	LabelKubeletVersion = "upshift.dev/kubelet-version"
+	LabelKubeletVersion = "upshift.dev/kubelet-version" // kwok reports it (localcluster.KubeletVersionLabel)
 	LabelInService      = "upshift.dev/in-service"
 	StateNamespace      = "kube-system"
 	StateName           = "upshift-local-plugin"

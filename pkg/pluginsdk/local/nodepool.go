@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
@@ -62,6 +63,12 @@ func (p *Plugin) replacePool(cs kubernetes.Interface, pool, version string, set 
 			continue
 		}
 		if err := p.drain(ctx, cs, n.Name); err != nil {
+			// Leave the node as it was: schedulable, its pods where the
+			// budget kept them.
+			uncordon := []byte(`{"spec":{"unschedulable":false}}`)
+			if _, uerr := cs.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, uncordon, metav1.PatchOptions{}); uerr != nil {
+				return fmt.Errorf("%w (and uncordon it again: %v)", err, uerr)
+			}
 			return err
 		}
 		if err := p.replace(ctx, cs, &n, version); err != nil {
@@ -78,7 +85,7 @@ func (p *Plugin) replacePool(cs kubernetes.Interface, pool, version string, set 
 // them).
 func (p *Plugin) drain(ctx context.Context, cs kubernetes.Interface, node string) error {
 	patch := []byte(`{"spec":{"unschedulable":true}}`)
-	if _, err := cs.CoreV1().Nodes().Patch(ctx, node, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("cordon node %s: %w", node, err)
 	}
 	var refused error
