@@ -26,7 +26,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null)
 
-.PHONY: all build test unit cluster-binaries controller-gen generate check-leaks demo demo-ui bench lint recipes clean image
+.PHONY: all build test unit cluster-binaries controller-gen generate proto check-leaks demo demo-ui bench lint recipes clean image
 
 all: build
 
@@ -67,6 +67,12 @@ generate:
 	$(GO) run ./hack/crddigest config/crd/bases/*.yaml
 	rm -f charts/upshift/crds/*.yaml
 	cp config/crd/bases/*.yaml charts/upshift/crds/
+
+# The plugin protocol's Go code (pkg/pluginsdk/gen) from its .proto files,
+# with protoc and the generators pinned in hack/gen-proto.sh. Commit the
+# result: nothing else needs protoc.
+proto:
+	./hack/gen-proto.sh
 
 # Fetch and build the pinned controller-gen, so the generated-files test
 # (which runs it without network) finds it in the module cache.

@@ -1,8 +1,9 @@
-// Package metrics holds every Prometheus metric Upshift exports, in this
-// one file, registered once. The controller serves them on
+// Package metrics holds every Prometheus metric Upshift exports,
+// registered once: the upgrade engine's in this file, the fleet's (plugin
+// calls and operations) in fleet.go. The controller serves them on
 // --metrics-addr with controller-runtime's own (reconcile totals and
 // errors, work queue depth); config/grafana/upshift-dashboard.json charts
-// them.
+// the engine's.
 package metrics
 
 import (
@@ -60,6 +61,7 @@ var register sync.Once
 func Register(reg prometheus.Registerer) {
 	register.Do(func() {
 		reg.MustRegister(StepDuration, StageDuration, GateFailures, Rollbacks, Transitions, Runs)
+		reg.MustRegister(fleetCollectors()...)
 	})
 }
 

@@ -277,4 +277,8 @@ func TestRegister(t *testing.T) {
 	if n, err := testutil.GatherAndCount(reg, "upshift_runs"); err != nil || n == 0 {
 		t.Errorf("upshift_runs not registered: %d series, %v", n, err)
 	}
+	PluginCall("GetClusterStatus", nil) // a vector shows once it has a series
+	if n, err := testutil.GatherAndCount(reg, "multicluster_clusterversion_success_plugin_call_total"); err != nil || n == 0 {
+		t.Errorf("the fleet's counters are not registered: %d series, %v", n, err)
+	}
 }
