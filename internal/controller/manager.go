@@ -61,6 +61,10 @@ type Options struct {
 	// Runner are the session options of every drive (run lease timing,
 	// kept runs).
 	Runner runner.Options
+	// Fleet tunes the ClusterVersion controller; Plugins dials their ops
+	// plugins (nil: ClusterVersions are not reconciled).
+	Fleet   FleetOptions
+	Plugins PluginDialer
 }
 
 // DefaultLeaderElectionID names the leader-election Lease.
@@ -156,6 +160,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err := addPlatformController(mgr, cfg, o, log); err != nil {
 		return err
 	}
+	if err := addFleetController(mgr, cfg, o, log); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
@@ -184,21 +191,33 @@ func planChanges() predicate.Predicate {
 	)
 }
 
+// served tells whether the API server serves a resource of upshift.dev.
+func served(cfg *rest.Config, resource string) (bool, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return false, err
+	}
+	list, err := dc.ServerResourcesForGroupVersion(v1alpha1.APIVersion)
+	if err != nil {
+		return false, nil
+	}
+	for _, r := range list.APIResources {
+		if r.Name == resource {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // addPlatformController reconciles PlatformUpgrades, when their CRD is
 // installed: a cluster that installed an earlier Upshift's CRDs keeps its
 // UpgradePlans reconciled, and the log says what to install.
 func addPlatformController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Logger) error {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	ok, err := served(cfg, "platformupgrades")
 	if err != nil {
 		return err
 	}
-	served := false
-	if list, err := dc.ServerResourcesForGroupVersion(v1alpha1.APIVersion); err == nil {
-		for _, r := range list.APIResources {
-			served = served || r.Name == "platformupgrades"
-		}
-	}
-	if !served {
+	if !ok {
 		log.Info("the PlatformUpgrade CRD is not installed: PlatformUpgrades are not reconciled (upshift crds | kubectl apply -f -)")
 		return nil
 	}
@@ -217,6 +236,36 @@ func addPlatformController(mgr ctrl.Manager, cfg *rest.Config, o Options, log lo
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the PlatformUpgrade controller: %w", err)
+	}
+	return nil
+}
+
+// addFleetController reconciles ClusterVersions, when their CRD is
+// installed, as addPlatformController does PlatformUpgrades.
+func addFleetController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Logger) error {
+	if o.Plugins == nil {
+		return nil
+	}
+	ok, err := served(cfg, "clusterversions")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		log.Info("the ClusterVersion CRD is not installed: fleets are not reconciled (upshift crds | kubectl apply -f -)")
+		return nil
+	}
+	r := NewFleetReconciler(mgr.GetClient(), mgr.GetAPIReader(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("fleet"), o.Plugins, o.Fleet)
+	if err := mgr.Add(r.waits); err != nil {
+		return err
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("clusterversion").
+		For(&v1alpha1.ClusterVersion{}, builder.WithPredicates(planChanges())).
+		WatchesRawSource(source.Channel(r.waits.wake, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up the ClusterVersion controller: %w", err)
 	}
 	return nil
 }
