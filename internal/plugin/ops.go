@@ -1,0 +1,102 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/upshift-dev/upshift/pkg/pluginsdk"
+	pluginpb "github.com/upshift-dev/upshift/pkg/pluginsdk/gen/plugin"
+	opsv1 "github.com/upshift-dev/upshift/pkg/pluginsdk/gen/upshift/ops/v1"
+)
+
+// Describe calls upshift.ops.v1.Ops/DescribeOperation: the operation's
+// status with why it failed and how far it got. It is a read (retried).
+// A plugin without it gives ErrUnsupported: use GetOperationStatus.
+func (c *Client) Describe(ctx context.Context, clusterID string, op pluginsdk.Operation) (pluginsdk.OperationReport, error) {
+	if err := c.unsupported(&c.noDescribe, "DescribeOperation"); err != nil {
+		return pluginsdk.OperationReport{}, err
+	}
+	var rep *opsv1.OperationReport
+	err := c.read(ctx, reqDescribeOperation, "DescribeOperation", func(ctx context.Context) (err error) {
+		rep, err = c.ops.DescribeOperation(ctx, &opsv1.OperationRequest{ClusterID: clusterID, Operation: pluginsdk.WireOperation(op)})
+		return err
+	})
+	if err != nil {
+		return pluginsdk.OperationReport{}, c.remember(&c.noDescribe, err)
+	}
+	return pluginsdk.OperationReportFromWire(rep), nil
+}
+
+// Wait calls upshift.ops.v1.Ops/WaitOperation: it returns when the
+// operation is no longer running, or after Options.WaitTimeout (less when
+// ctx ends sooner) with the report as it stands. It is not retried: on an
+// error the caller polls. A plugin without it gives ErrUnsupported.
+func (c *Client) Wait(ctx context.Context, clusterID string, op pluginsdk.Operation) (pluginsdk.OperationReport, error) {
+	if err := c.unsupported(&c.noWait, "WaitOperation"); err != nil {
+		return pluginsdk.OperationReport{}, err
+	}
+	timeout := c.waitTimeout(ctx)
+	req := &opsv1.WaitOperationRequest{ClusterID: clusterID, Operation: pluginsdk.WireOperation(op), Timeout: durationpb.New(timeout)}
+	var rep *opsv1.OperationReport
+	err := c.attempt(ctx, timeout+c.opts.CallTimeout, func(ctx context.Context) (err error) {
+		rep, err = c.ops.WaitOperation(ctx, req)
+		return err
+	})
+	if err = c.done(ctx, reqWaitOperation, "WaitOperation", err); err != nil {
+		return pluginsdk.OperationReport{}, c.remember(&c.noWait, err)
+	}
+	return pluginsdk.OperationReportFromWire(rep), nil
+}
+
+// waitTimeout is how long the plugin may wait: Options.WaitTimeout, cut
+// so that the answer comes back before ctx's deadline.
+func (c *Client) waitTimeout(ctx context.Context) time.Duration {
+	timeout := c.opts.WaitTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		left -= min(time.Second, left/2) // time for the answer
+		timeout = max(0, min(timeout, left))
+	}
+	return timeout
+}
+
+// Revert calls upshift.ops.v1.Ops/RevertCluster, once (a mutation; see
+// mutate). A plugin without it gives ErrUnsupported: revert with
+// UpgradeNodePool, then UpgradeMaster.
+func (c *Client) Revert(ctx context.Context, clusterID string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
+	if err := c.unsupported(&c.noRevert, "RevertCluster"); err != nil {
+		return pluginsdk.Operation{}, err
+	}
+	op, err := c.startOperation(ctx, reqRevertCluster, "RevertCluster", func(ctx context.Context) (*pluginpb.Operation, error) {
+		return c.ops.RevertCluster(ctx, &opsv1.RevertClusterRequest{ClusterID: clusterID, To: pluginsdk.WireClusterVersion(clusterID, to)})
+	})
+	if err != nil {
+		return pluginsdk.Operation{}, c.remember(&c.noRevert, err)
+	}
+	return op, nil
+}
+
+// unsupported is ErrUnsupported when the plugin said before that it does
+// not serve method.
+func (c *Client) unsupported(known *atomic.Bool, method string) error {
+	if known.Load() {
+		return fmt.Errorf("%w: ops plugin at %s does not serve upshift.ops.v1 %s", ErrUnsupported, c.address, method)
+	}
+	return nil
+}
+
+// remember marks the method unsupported when the plugin answered
+// Unimplemented (it lacks the method, or upshift.ops.v1 altogether).
+func (c *Client) remember(known *atomic.Bool, err error) error {
+	if status.Code(err) != codes.Unimplemented {
+		return err
+	}
+	known.Store(true)
+	return fmt.Errorf("%w: %w", ErrUnsupported, err)
+}
