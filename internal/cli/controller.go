@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/upshift-dev/upshift/internal/controller"
+	"github.com/upshift-dev/upshift/internal/plugin"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -20,12 +21,15 @@ func newControllerCommand(kf *kubeFlags) *cobra.Command {
 	var debug bool
 	cmd := &cobra.Command{
 		Use:   "controller",
-		Short: "Run the in-cluster controller that drives UpgradePlan resources",
+		Short: "Run the in-cluster controller that drives UpgradePlans, PlatformUpgrades and ClusterVersions",
 		Long: `Run the controller: it reconciles UpgradePlan resources in every namespace,
 driving each plan's run with the same engine as upshift apply, as the plan's
 spec.serviceAccountName (impersonated; empty means the namespace's "default"
 ServiceAccount). Runs, backups and the run lease live in --namespace, with
 the CLI's: upshift status, approve, abort and rollback work on its runs.
+
+It also rolls fleets: each ClusterVersion's clusters through its ops plugin
+(docs/fleets.md).
 
 Operator actions on a plan are annotations:
   kubectl annotate upgradeplan NAME upshift.dev/approve=STEP
@@ -47,6 +51,9 @@ Operator actions on a plan are annotations:
 			}
 			log := zap.New(zap.UseDevMode(debug), zap.WriteTo(cmd.ErrOrStderr()))
 			klog.SetLogger(log) // client-go's leader election logs through klog
+			dial, closePlugins := controller.PluginPool(plugin.Options{})
+			defer func() { _ = closePlugins() }()
+			o.Plugins = dial
 			err = controller.Run(cmd.Context(), cfg, o, log)
 			if err != nil && !errors.Is(err, cmd.Context().Err()) {
 				return err
@@ -69,5 +76,7 @@ Operator actions on a plan are annotations:
 	f.DurationVar(&o.Runner.LeaseDuration, "lease-duration", 10*time.Second, "how long a run's lease lasts without renewal")
 	f.DurationVar(&o.Runner.LeaseRenew, "lease-renew", 2*time.Second, "how often a run's lease is renewed")
 	f.IntVar(&o.Runner.KeepRuns, "keep-runs", 10, "finished runs (and their backups) kept per cluster")
+	f.DurationVar(&o.Fleet.Poll, "fleet-poll", 2*time.Second, "how often a fleet's operations in flight are asked about, when its ops plugin cannot wait on them")
+	f.DurationVar(&o.Fleet.StatusTTL, "fleet-status-ttl", 10*time.Second, "how long a cluster's status read for a fleet's availability budget serves before it is read again")
 	return cmd
 }

@@ -22,7 +22,10 @@ func (x *decider) revert() {
 			e.Phase, e.Message = v1alpha1.ClusterReverting, ""
 		}
 		x.revertStep(e)
-		return
+		if e.Phase != v1alpha1.ClusterReverted {
+			return
+		}
+		// Reverted now: the next one starts in this step.
 	}
 	for i := range x.st.Clusters {
 		if x.entry(i).Operation != nil {

@@ -22,7 +22,9 @@ func (x *decider) roll() {
 		if !x.allDone(members) {
 			x.st.Phase = v1alpha1.FleetProgressing
 			x.rollWave(w, members)
-			return
+			if !x.allDone(members) {
+				return
+			}
 		}
 		if x.st.WaveDoneAt == nil {
 			x.st.WaveDoneAt = x.now()
@@ -100,8 +102,11 @@ func (x *decider) rollWave(w int, members []int) {
 	inFlight := 0
 	for _, i := range members {
 		if x.entry(i).Phase == v1alpha1.ClusterUpgrading {
-			inFlight++
 			x.advance(i)
+		}
+		// Counted after its step: a cluster done now frees its slot now.
+		if x.entry(i).Phase == v1alpha1.ClusterUpgrading {
+			inFlight++
 		}
 	}
 	if inFlight >= ws.MaxConcurrency {
@@ -140,8 +145,11 @@ func (x *decider) rollWave(w int, members []int) {
 		}
 		serving := e.InService && e.Available
 		if serving && unavailable >= ws.MaxUnavailable {
-			e.Message = fmt.Sprintf("waiting: wave %s has %d clusters unavailable, its maxUnavailable", ws.Name, unavailable)
-			return
+			// A cluster not serving already (left out by a halted
+			// rollout, down) adds nothing unavailable: it may still
+			// start.
+			e.Message = fmt.Sprintf("waiting: wave %s has %s unavailable, its maxUnavailable", ws.Name, clusters(unavailable))
+			continue
 		}
 		e.Phase, e.StartedAt, e.Message = v1alpha1.ClusterUpgrading, x.now(), ""
 		inFlight++

@@ -326,8 +326,17 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			lines = append(lines, "event "+e.Reason+": "+e.Message)
 		}
 		out = append(out, lines...)
+		// Step again only when the controller would: an operation ends
+		// (the plugin's wait wakes it) or the step asked to be requeued.
+		// A fleet that is not done and has neither is stalled.
 		running := s.w.running()
-		if len(running) == 0 && len(lines) == 0 || i == limit-1 {
+		if len(running) == 0 && res.RequeueAfter == 0 {
+			if !terminal(s.status.Phase) {
+				out = append(out, "stalled: no operation in flight and no requeue")
+			}
+			break
+		}
+		if i == limit-1 {
 			break
 		}
 		for _, o := range running {
@@ -368,4 +377,14 @@ func (s *scenario) print(clusters bool) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// terminal phases wait for a person or an edit, not for a requeue.
+func terminal(p v1alpha1.FleetPhase) bool {
+	switch p {
+	case v1alpha1.FleetSucceeded, v1alpha1.FleetHalted, v1alpha1.FleetReverted, v1alpha1.FleetRevertFailed,
+		v1alpha1.FleetWaitingForApproval, v1alpha1.FleetSuspended:
+		return true
+	}
+	return false
 }

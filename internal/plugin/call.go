@@ -26,6 +26,7 @@ const (
 	reqDescribeOperation  = "DescribeOperation"
 	reqWaitOperation      = "WaitOperation"
 	reqRevertCluster      = "RevertCluster"
+	reqCapabilities       = "Capabilities"
 )
 
 // read makes a call that changes nothing, retrying it with the backoff

@@ -8,6 +8,7 @@ package plugin
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,6 +83,9 @@ type Client struct {
 	// Set on the first Unimplemented of each upshift.ops.v1 method, so a
 	// plugin that lacks one is asked once.
 	noDescribe, noWait, noRevert atomic.Bool
+	// caps, once asked (Capabilities).
+	capsMu sync.Mutex
+	caps   *Capabilities
 }
 
 // Dial makes a client of the plugin at ep. It does not connect: the

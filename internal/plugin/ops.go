@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 	pluginpb "github.com/upshift-dev/upshift/pkg/pluginsdk/gen/plugin"
@@ -99,4 +100,38 @@ func (c *Client) remember(known *atomic.Bool, err error) error {
 	}
 	known.Store(true)
 	return fmt.Errorf("%w: %w", ErrUnsupported, err)
+}
+
+// Capabilities are the upshift.ops.v1 calls a plugin serves.
+type Capabilities struct {
+	Describe, Wait, Revert bool
+}
+
+// Capabilities asks the plugin which upshift.ops.v1 calls it serves, once
+// per client: a plugin that does not serve Capabilities serves none of
+// them (it predates them, or is the multicluster operator's). An error
+// is the plugin's being down: asked again next time.
+func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
+	c.capsMu.Lock()
+	defer c.capsMu.Unlock()
+	if c.caps != nil {
+		return *c.caps, nil
+	}
+	var got *opsv1.OpsCapabilities
+	err := c.read(ctx, reqCapabilities, "Capabilities", func(ctx context.Context) (err error) {
+		got, err = c.ops.Capabilities(ctx, &emptypb.Empty{})
+		return err
+	})
+	switch {
+	case status.Code(err) == codes.Unimplemented:
+		c.caps = &Capabilities{}
+	case err != nil:
+		return Capabilities{}, err
+	default:
+		c.caps = &Capabilities{Describe: got.GetDescribeOperation(), Wait: got.GetWaitOperation(), Revert: got.GetRevertCluster()}
+	}
+	c.noDescribe.Store(!c.caps.Describe)
+	c.noWait.Store(!c.caps.Wait)
+	c.noRevert.Store(!c.caps.Revert)
+	return *c.caps, nil
 }

@@ -123,3 +123,32 @@ func TestWaitTimeoutFitsDeadline(t *testing.T) {
 		t.Errorf("wait timeout %v without a deadline, want WaitTimeout", got)
 	}
 }
+
+// Capabilities says what a plugin serves: all of upshift.ops.v1 for one
+// that implements every optional interface, none for a plugin.Cluster
+// alone (which answers Capabilities Unimplemented), asked once.
+func TestCapabilities(t *testing.T) {
+	full := &fakeOpsPlugin{fakePlugin: &fakePlugin{}}
+	c := dial(t, Endpoint{Address: startPlugin(t, full, pluginsdk.Insecure()), Insecure: true}, quick)
+	if got, err := c.Capabilities(callCtx(t)); err != nil || got != (Capabilities{Describe: true, Wait: true, Revert: true}) {
+		t.Errorf("a plugin with every interface: %+v, %v", got, err)
+	}
+	s := &sent{calls: map[string]int{}}
+	opts := quick
+	opts.DialOptions = []grpc.DialOption{s.interceptor()}
+	c = dial(t, Endpoint{Address: startPlugin(t, &fakePlugin{}, pluginsdk.Insecure()), Insecure: true}, opts)
+	for range 2 {
+		if got, err := c.Capabilities(callCtx(t)); err != nil || got != (Capabilities{}) {
+			t.Errorf("a plugin.Cluster alone: %+v, %v", got, err)
+		}
+	}
+	if n := s.count("/upshift.ops.v1.Ops/Capabilities"); n != 1 {
+		t.Errorf("Capabilities asked %d times, want once", n)
+	}
+	if _, err := c.Revert(callCtx(t), "c1", pluginsdk.ClusterVersion{Master: "1.31.0"}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Revert after Capabilities said no: %v", err)
+	}
+	if n := s.count("/upshift.ops.v1.Ops/RevertCluster"); n != 0 {
+		t.Errorf("RevertCluster sent %d times after Capabilities said no", n)
+	}
+}

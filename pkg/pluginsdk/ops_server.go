@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/gen/plugin"
 	opsv1 "github.com/upshift-dev/upshift/pkg/pluginsdk/gen/upshift/ops/v1"
@@ -36,6 +37,10 @@ func newOpsServer(impl Cluster, stopping context.Context) *opsServer {
 		return nil
 	}
 	return s
+}
+
+func (s *opsServer) Capabilities(context.Context, *emptypb.Empty) (*opsv1.OpsCapabilities, error) {
+	return &opsv1.OpsCapabilities{DescribeOperation: s.describer != nil, WaitOperation: s.waiter != nil, RevertCluster: s.reverter != nil}, nil
 }
 
 func (s *opsServer) DescribeOperation(ctx context.Context, r *opsv1.OperationRequest) (*opsv1.OperationReport, error) {

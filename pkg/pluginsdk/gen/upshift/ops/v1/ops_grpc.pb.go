@@ -12,6 +12,7 @@ import (
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
 )
 
 // This is a compile-time assertion to ensure that this generated file
@@ -20,6 +21,7 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
+	Ops_Capabilities_FullMethodName      = "/upshift.ops.v1.Ops/Capabilities"
 	Ops_DescribeOperation_FullMethodName = "/upshift.ops.v1.Ops/DescribeOperation"
 	Ops_WaitOperation_FullMethodName     = "/upshift.ops.v1.Ops/WaitOperation"
 	Ops_RevertCluster_FullMethodName     = "/upshift.ops.v1.Ops/RevertCluster"
@@ -35,6 +37,10 @@ const (
 // GetOperationStatus, and reverts with UpgradeNodePool and UpgradeMaster).
 // Field names follow plugin_api.proto's (lowerCamel, "clusterID").
 type OpsClient interface {
+	// Capabilities says which of this service's other calls the plugin
+	// serves, so a client knows before it needs one (it cannot try a
+	// RevertCluster to find out).
+	Capabilities(ctx context.Context, in *emptypb.Empty, opts ...grpc.CallOption) (*OpsCapabilities, error)
 	// DescribeOperation is GetOperationStatus with why an operation failed
 	// and how far it got.
 	DescribeOperation(ctx context.Context, in *OperationRequest, opts ...grpc.CallOption) (*OperationReport, error)
@@ -52,6 +58,16 @@ type opsClient struct {
 
 func NewOpsClient(cc grpc.ClientConnInterface) OpsClient {
 	return &opsClient{cc}
+}
+
+func (c *opsClient) Capabilities(ctx context.Context, in *emptypb.Empty, opts ...grpc.CallOption) (*OpsCapabilities, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OpsCapabilities)
+	err := c.cc.Invoke(ctx, Ops_Capabilities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *opsClient) DescribeOperation(ctx context.Context, in *OperationRequest, opts ...grpc.CallOption) (*OperationReport, error) {
@@ -94,6 +110,10 @@ func (c *opsClient) RevertCluster(ctx context.Context, in *RevertClusterRequest,
 // GetOperationStatus, and reverts with UpgradeNodePool and UpgradeMaster).
 // Field names follow plugin_api.proto's (lowerCamel, "clusterID").
 type OpsServer interface {
+	// Capabilities says which of this service's other calls the plugin
+	// serves, so a client knows before it needs one (it cannot try a
+	// RevertCluster to find out).
+	Capabilities(context.Context, *emptypb.Empty) (*OpsCapabilities, error)
 	// DescribeOperation is GetOperationStatus with why an operation failed
 	// and how far it got.
 	DescribeOperation(context.Context, *OperationRequest) (*OperationReport, error)
@@ -113,6 +133,9 @@ type OpsServer interface {
 // pointer dereference when methods are called.
 type UnimplementedOpsServer struct{}
 
+func (UnimplementedOpsServer) Capabilities(context.Context, *emptypb.Empty) (*OpsCapabilities, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Capabilities not implemented")
+}
 func (UnimplementedOpsServer) DescribeOperation(context.Context, *OperationRequest) (*OperationReport, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DescribeOperation not implemented")
 }
@@ -141,6 +164,24 @@ func RegisterOpsServer(s grpc.ServiceRegistrar, srv OpsServer) {
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&Ops_ServiceDesc, srv)
+}
+
+func _Ops_Capabilities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(emptypb.Empty)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OpsServer).Capabilities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Ops_Capabilities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OpsServer).Capabilities(ctx, req.(*emptypb.Empty))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _Ops_DescribeOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -204,6 +245,10 @@ var Ops_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "upshift.ops.v1.Ops",
 	HandlerType: (*OpsServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Capabilities",
+			Handler:    _Ops_Capabilities_Handler,
+		},
 		{
 			MethodName: "DescribeOperation",
 			Handler:    _Ops_DescribeOperation_Handler,
