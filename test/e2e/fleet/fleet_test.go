@@ -24,6 +24,7 @@ import (
 //     plane upgrade is in flight: the new controller re-attaches to it,
 //     and no operation is asked for twice.
 func TestFleetRollsHaltsRevertsAndResumes(t *testing.T) {
+	t.Parallel()
 	e := newFleetEnv(t)
 	ctl := startController(t, e.mgmt, e.ns, e.runs)
 
