@@ -84,6 +84,7 @@ var operatorEnums = map[protoreflect.FullName][]wireEnumValue{
 
 // Upshift's own service: plugins built against it rely on it as well.
 var opsMethods = []wireMethod{
+	{"/upshift.ops.v1.Ops/Capabilities", "google.protobuf.Empty", "upshift.ops.v1.OpsCapabilities"},
 	{"/upshift.ops.v1.Ops/DescribeOperation", "upshift.ops.v1.OperationRequest", "upshift.ops.v1.OperationReport"},
 	{"/upshift.ops.v1.Ops/WaitOperation", "upshift.ops.v1.WaitOperationRequest", "upshift.ops.v1.OperationReport"},
 	{"/upshift.ops.v1.Ops/RevertCluster", "upshift.ops.v1.RevertClusterRequest", "plugin.Operation"},
@@ -108,6 +109,11 @@ var opsMessages = map[protoreflect.FullName][]wireField{
 	"upshift.ops.v1.RevertClusterRequest": {
 		{name: "clusterID", number: 1, kind: str},
 		{name: "to", number: 2, kind: msg, typ: "plugin.ClusterVersion"},
+	},
+	"upshift.ops.v1.OpsCapabilities": {
+		{name: "describeOperation", number: 1, kind: protoreflect.BoolKind},
+		{name: "waitOperation", number: 2, kind: protoreflect.BoolKind},
+		{name: "revertCluster", number: 3, kind: protoreflect.BoolKind},
 	},
 }
 
