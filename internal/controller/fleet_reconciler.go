@@ -83,6 +83,7 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 
 // Reconcile runs one step of a fleet's rollout.
 func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	began := time.Now()
 	cv := &v1alpha1.ClusterVersion{}
 	if err := r.reader.Get(ctx, req.NamespacedName, cv); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -106,10 +107,14 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		Now:        time.Now,
 		Statuses:   r.statusCache(req.NamespacedName),
 	}
+	read := time.Since(began)
 	res, stepErr := fleet.Step(ctx, p, sp, cv.Status, in)
+	stepped := time.Since(began)
 	if err := r.save(ctx, cv, res.Status); err != nil {
 		return ctrl.Result{}, err
 	}
+	r.log.V(1).Info("stepped", "clusterversion", req.NamespacedName, "phase", res.Status.Phase, "inFlight", res.InFlight,
+		"ended", len(res.Ended), "read", read, "step", stepped-read, "save", time.Since(began)-stepped)
 	for _, e := range res.Events {
 		kind := corev1.EventTypeNormal
 		if e.Warning {

@@ -41,11 +41,14 @@ import (
 )
 
 var (
+	logs = &testenv.SyncBuffer{} // the controller's output
+
 	clusters    = flag.Int("clusters", 1000, "simulated clusters")
 	required    = flag.Int("required", 900, "requiredAvailableCount")
 	canary      = flag.Int("canary", 10, "clusters of the first wave, all at once")
 	concurrency = flag.Int("concurrency", 100, "maxConcurrency of the second wave")
 	opLatency   = flag.Duration("op-latency", time.Second, "how long each operation runs; the control plane takes three of them")
+	logTo       = flag.String("controller-log", "", "write the controller's debug log to this file")
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -115,8 +118,11 @@ func TestFleetOfAThousand(t *testing.T) {
 	}
 	cmd := exec.Command(testenv.UpshiftBinary(t), "controller", "--kubeconfig", kc, "--namespace", runs, "--watch-namespaces", ns,
 		"--metrics-addr", "0", "--health-probe-addr", "0")
+	if *logTo != "" {
+		cmd.Args = append(cmd.Args, "--debug")
+		defer func() { _ = os.WriteFile(*logTo, []byte(logs.String()), 0o644) }()
+	}
 	cmd.Env = append(os.Environ(), "KUBECONFIG=")
-	logs := &testenv.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
