@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -185,7 +186,13 @@ func (x *decider) takeEnded() {
 		}
 		switch r.Status {
 		case pluginsdk.OperationRunning:
-			op.Progress = progress(r)
+			// Progress is saved when its counts move, not each time a
+			// plugin's free text does ("12s left"): a fleet's status is
+			// large, and a save per poll of every operation in flight
+			// would rewrite it for nothing.
+			if p := progress(r); op.Progress == "" || counts(p) != counts(op.Progress) {
+				op.Progress = p
+			}
 		case pluginsdk.OperationDone:
 			x.d.Ended = append(x.d.Ended, Ended{Type: op.Type, OK: true})
 			e.Operation, e.Message = nil, ""
@@ -227,6 +234,15 @@ func (x *decider) failed(e *v1alpha1.FleetClusterStatus, op *v1alpha1.PluginOper
 		x.st.Message = fmt.Sprintf("the revert of cluster %s failed (%s): fix it and annotate upshift.dev/retry to go on reverting", e.ID, e.Message)
 		x.event(true, ReasonHalted, "%s", x.st.Message)
 	}
+}
+
+// counts is a progress's "done/total", "" when it has none.
+func counts(progress string) string {
+	c, _, found := strings.Cut(progress, ": ")
+	if !found && !strings.Contains(c, "/") {
+		return ""
+	}
+	return c
 }
 
 func progress(r pluginsdk.OperationReport) string {

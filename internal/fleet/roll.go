@@ -99,6 +99,7 @@ func (x *decider) soaked(ws WaveSpec, members []int) bool {
 // within the wave's limits.
 func (x *decider) rollWave(w int, members []int) {
 	ws := x.sp.Waves[w]
+	x.st.Message = ""
 	inFlight := 0
 	for _, i := range members {
 		if x.entry(i).Phase == v1alpha1.ClusterUpgrading {
@@ -147,8 +148,10 @@ func (x *decider) rollWave(w int, members []int) {
 		if serving && unavailable >= ws.MaxUnavailable {
 			// A cluster not serving already (left out by a halted
 			// rollout, down) adds nothing unavailable: it may still
-			// start.
-			e.Message = fmt.Sprintf("waiting: wave %s has %s unavailable, its maxUnavailable", ws.Name, clusters(unavailable))
+			// start. The wait is said once, for the fleet: a line per
+			// waiting cluster would rewrite thousands of them whenever
+			// the count moves.
+			x.st.Message = fmt.Sprintf("wave %s has %s unavailable, its maxUnavailable: the next clusters wait", ws.Name, clusters(unavailable))
 			continue
 		}
 		e.Phase, e.StartedAt, e.Message = v1alpha1.ClusterUpgrading, x.now(), ""
