@@ -100,12 +100,14 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, r.unreachable(ctx, cv, err)
 	}
-	in := fleet.Inputs{
-		Generation: cv.Generation,
-		Approve:    newAction(cv.Annotations, cv.Status.HandledActions, v1alpha1.AnnotationApprove),
-		Retry:      newAction(cv.Annotations, cv.Status.HandledActions, v1alpha1.AnnotationRetry),
-		Now:        time.Now,
-		Statuses:   r.statusCache(req.NamespacedName),
+	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName)}
+	for _, a := range PendingRequests(cv.Annotations, cv.Status.HandledActions) {
+		switch a.Annotation {
+		case v1alpha1.AnnotationApprove:
+			in.Approve = a.Value
+		case v1alpha1.AnnotationRetry:
+			in.Retry = a.Value
+		}
 	}
 	read := time.Since(began)
 	res, stepErr := fleet.Step(ctx, p, sp, cv.Status, in)
@@ -116,11 +118,7 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	r.log.V(1).Info("stepped", "clusterversion", req.NamespacedName, "phase", res.Status.Phase, "inFlight", res.InFlight,
 		"ended", len(res.Ended), "read", read, "step", stepped-read, "save", time.Since(began)-stepped)
 	for _, e := range res.Events {
-		kind := corev1.EventTypeNormal
-		if e.Warning {
-			kind = corev1.EventTypeWarning
-		}
-		r.recorder.Event(cv, kind, e.Reason, e.Message)
+		r.emit(cv, e)
 	}
 	for _, e := range res.Ended {
 		metrics.FleetOperation(e.Type, e.OK)
@@ -157,14 +155,6 @@ func (r *FleetReconciler) next(ctx context.Context, p fleet.Plugin, key types.Na
 func (r *FleetReconciler) statusCache(key types.NamespacedName) *fleet.StatusCache {
 	c, _ := r.statuses.LoadOrStore(key, fleet.NewStatusCache(r.statusTTL))
 	return c.(*fleet.StatusCache)
-}
-
-// newAction is an action annotation's value when it waits to be acted on.
-func newAction(annotations, handled map[string]string, key string) string {
-	if v := annotations[key]; v != "" && v != handled[key] {
-		return v
-	}
-	return ""
 }
 
 // plugin dials the fleet's ops plugin with the TLS material of its
@@ -210,16 +200,22 @@ func (r *FleetReconciler) invalid(ctx context.Context, cv *v1alpha1.ClusterVersi
 }
 
 // unreachable records a plugin that could not even be dialled (its TLS
-// Secret unreadable, its material invalid).
+// Secret unreadable, its material invalid) as a plugin that is down.
 func (r *FleetReconciler) unreachable(ctx context.Context, cv *v1alpha1.ClusterVersion, err error) error {
 	st := *cv.Status.DeepCopy()
-	was := meta.FindStatusCondition(st.Conditions, fleet.ConditionPluginReachable)
-	if was == nil || was.Message != err.Error() {
-		r.recorder.Event(cv, corev1.EventTypeWarning, fleet.ReasonPluginDown, err.Error())
+	for _, e := range fleet.PluginDown(&st, err, time.Now()) {
+		r.emit(cv, e)
 	}
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: fleet.ConditionPluginReachable, Status: metav1.ConditionFalse,
-		Reason: fleet.ReasonPluginDown, Message: err.Error(), ObservedGeneration: cv.Generation, LastTransitionTime: metav1.Now()})
 	return r.save(ctx, cv, st)
+}
+
+// emit records one of the rollout's events on the ClusterVersion.
+func (r *FleetReconciler) emit(cv *v1alpha1.ClusterVersion, e fleet.Event) {
+	kind := corev1.EventTypeNormal
+	if e.Warning {
+		kind = corev1.EventTypeWarning
+	}
+	r.recorder.Event(cv, kind, e.Reason, e.Message)
 }
 
 // ReasonInvalidSpec: the fleet's spec cannot be rolled (a wave names a

@@ -80,7 +80,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	pluginUp(&res.Status, o.Now)
 	err := act(ctx, p, in, d.Calls, &res)
 	if err != nil {
-		res.Events = append(res.Events, pluginDown(&res.Status, err, in.Now())...)
+		res.Events = append(res.Events, PluginDown(&res.Status, err, in.Now())...)
 	}
 	for _, e := range res.Status.Clusters {
 		if e.Operation != nil {
@@ -94,7 +94,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 // was, with the plugin's condition saying so.
 func unreachable(st v1alpha1.ClusterVersionStatus, err error, in Inputs) Result {
 	st = *st.DeepCopy()
-	events := pluginDown(&st, err, in.Now())
+	events := PluginDown(&st, err, in.Now())
 	return Result{Status: st, Events: events, RequeueAfter: WaitPoll}
 }
 

@@ -2,8 +2,8 @@ package fleet
 
 import (
 	"context"
-	"errors"
 
+	"github.com/upshift-dev/upshift/internal/plugin"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 )
 
@@ -27,8 +27,9 @@ type Plugin interface {
 
 // ErrPluginDown marks an error of a plugin that could not be reached: the
 // rollout stops where it is until it answers, rather than failing a
-// cluster for it.
-var ErrPluginDown = errors.New("the ops plugin does not answer")
+// cluster for it. It is the plugin client's own, so its errors need no
+// translation.
+var ErrPluginDown = plugin.ErrPluginDown
 
 // Capabilities are the calls of upshift.ops.v1 a plugin serves.
 type Capabilities struct {
@@ -36,8 +37,8 @@ type Capabilities struct {
 }
 
 // ErrUnsupported: the plugin does not serve the call (an addition of
-// upshift.ops.v1 it does not implement).
-var ErrUnsupported = errors.New("the ops plugin does not serve this call")
+// upshift.ops.v1 it does not implement). The plugin client's own.
+var ErrUnsupported = plugin.ErrUnsupported
 
 // Adapt makes a Plugin of an implementation in this process (the sim
 // plugin in tests and benchmarks): its optional interfaces are used when

@@ -15,11 +15,11 @@ import (
 // does not answer.
 const ReasonPluginDown = "PluginDown"
 
-// pluginDown records that the plugin does not answer: the rollout stays
+// PluginDown records that the plugin does not answer: the rollout stays
 // where it is, and the condition names the clusters it leaves out of
 // service meanwhile, so no cluster is out without an operator seeing why.
 // It returns the event to emit when the plugin was reachable before.
-func pluginDown(st *v1alpha1.ClusterVersionStatus, err error, now time.Time) []Event {
+func PluginDown(st *v1alpha1.ClusterVersionStatus, err error, now time.Time) []Event {
 	var out []string
 	for _, e := range st.Clusters {
 		if e.Phase != v1alpha1.ClusterPending && !e.InService {

@@ -23,12 +23,12 @@ import (
 // answer (unreachable, or no answer within the deadline, after the
 // retries of a read): the controller stops where it is and tries again
 // later, instead of taking the silence for a failed operation.
-var ErrPluginDown = errors.New("ops plugin unreachable")
+var ErrPluginDown = errors.New("the ops plugin does not answer")
 
 // ErrUnsupported is wrapped by the error of Describe, Wait or Revert when
 // the plugin does not serve that upshift.ops.v1 method: the caller falls
 // back to the plugin.Cluster calls.
-var ErrUnsupported = errors.New("not supported by the ops plugin")
+var ErrUnsupported = errors.New("the ops plugin does not serve this call")
 
 // Options tune a Client; the zero value is the defaults.
 type Options struct {
