@@ -58,6 +58,14 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 		if err != nil {
 			return nil, err
 		}
+		if ended(run.Status.Phase) {
+			// It stopped meanwhile: a flag on it would abort its next
+			// resume, not this drive.
+			if run.Status.Phase == v1alpha1.RunAborted {
+				return &Outcome{Run: run, Stopped: ErrAborted}, nil
+			}
+			return &Outcome{Run: run}, fmt.Errorf("%w: run %s is %s, not running", ErrRefused, name, run.Status.Phase)
+		}
 		run.Status.AbortRequested = true
 		err = s.store.Save(ctx, run)
 		if errors.Is(err, runstore.ErrConflict) {

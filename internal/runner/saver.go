@@ -91,7 +91,10 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 		if len(cur.Status.Approvals) > len(r.Status.Approvals) {
 			r.Status.Approvals = cur.Status.Approvals
 		}
-		if cur.Status.AbortRequested {
+		// The request is for a moving run only: copied onto the run's
+		// last save (Aborted, Failed…) it would outlive its attempt and
+		// abort the resumed one the moment it polls.
+		if cur.Status.AbortRequested && !ended(r.Status.Phase) {
 			r.Status.AbortRequested = true
 			if s.onAbort != nil {
 				s.onAbort()

@@ -363,7 +363,9 @@ func (s *Session) watchAbort(ctx context.Context, name string, abort func()) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if r, err := s.store.Get(ctx, name); err == nil && r.Status.AbortRequested {
+			// A flag on a run saved as ended is not a request to this
+			// drive: it resumes that run, and its first save clears it.
+			if r, err := s.store.Get(ctx, name); err == nil && r.Status.AbortRequested && !ended(r.Status.Phase) {
 				abort()
 				return
 			}

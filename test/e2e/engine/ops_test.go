@@ -52,6 +52,11 @@ func TestAbortStopsARunAndRollbackStaysPossible(t *testing.T) {
 	if run.Status.Phase != v1alpha1.RunAborted {
 		t.Fatalf("after abort the run is %s, want Aborted (%s)", run.Status.Phase, run.Status.Message)
 	}
+	// The request was answered: left on the record, it would abort the
+	// next resume of this run as soon as that drive polls for requests.
+	if run.Status.AbortRequested {
+		t.Errorf("the aborted run still records an abort request")
+	}
 	for _, st := range run.Status.Stages[:2] {
 		if st.Backup == nil || len(st.Backup.Secrets) == 0 {
 			t.Errorf("stage %s lost its backup on abort", st.Name)
