@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,7 +43,6 @@ type PluginDialer func(ctx context.Context, ep PluginEndpoint) (fleet.Plugin, er
 type FleetReconciler struct {
 	client   client.Client
 	reader   client.Reader
-	config   *rest.Config
 	recorder record.EventRecorder
 	log      logr.Logger
 	dial     PluginDialer
@@ -56,9 +54,10 @@ type FleetReconciler struct {
 	statuses sync.Map // types.NamespacedName → *fleet.StatusCache
 	// fleets keeps each fleet's status as decided, written behind the
 	// reconciles by writer.
-	fleets sync.Map // types.NamespacedName → *fleetStatus
-	writer *fleetStatusWriter
-	waits  *fleetWaits
+	fleets    sync.Map // types.NamespacedName → *fleetStatus
+	writer    *fleetStatusWriter
+	endpoints *fleetEndpoints
+	waits     *fleetWaits
 }
 
 // FleetOptions tune the fleet controller.
@@ -82,8 +81,9 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 	if o.StatusTTL <= 0 {
 		o.StatusTTL = 10 * time.Second
 	}
-	r := &FleetReconciler{client: c, reader: reader, config: cfg, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits(o.Poll)}
+	r := &FleetReconciler{client: c, reader: reader, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits(o.Poll)}
 	r.writer = &fleetStatusWriter{client: c, log: log, wake: r.waits.send}
+	r.endpoints = newFleetEndpoints(cfg)
 	return r
 }
 
@@ -113,6 +113,7 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.invalid(cv, fs, status, err)
 		return ctrl.Result{}, nil
 	}
+	known := time.Since(began)
 	p, err := r.plugin(ctx, cv)
 	if err != nil {
 		r.unreachable(cv, fs, status, err)
@@ -131,7 +132,7 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	res, stepErr := fleet.Step(ctx, p, sp, status, in)
 	r.writer.record(fs, res.Status)
 	r.log.V(1).Info("stepped", "clusterversion", req.NamespacedName, "phase", res.Status.Phase, "inFlight", res.InFlight,
-		"ended", len(res.Ended), "read", read, "step", time.Since(began)-read)
+		"ended", len(res.Ended), "read", known, "dial", read-known, "step", time.Since(began)-read)
 	for _, e := range res.Events {
 		r.emit(cv, e)
 	}
@@ -168,6 +169,7 @@ func (r *FleetReconciler) fleetStatus(ctx context.Context, cv *v1alpha1.ClusterV
 // forget drops a deleted fleet's state, once its last write is done.
 func (r *FleetReconciler) forget(key types.NamespacedName) {
 	r.statuses.Delete(key)
+	r.endpoints.forget(key)
 	if v, ok := r.fleets.LoadAndDelete(key); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -215,17 +217,9 @@ func (r *FleetReconciler) statusCache(key types.NamespacedName) *fleet.StatusCac
 // plugin dials the fleet's ops plugin with the TLS material of its
 // Secret, read as the fleet's ServiceAccount.
 func (r *FleetReconciler) plugin(ctx context.Context, cv *v1alpha1.ClusterVersion) (fleet.Plugin, error) {
-	ep := PluginEndpoint{Address: cv.Spec.OpsEndpoint.Endpoint, Insecure: cv.Spec.OpsEndpoint.Insecure, ServerName: cv.Spec.OpsEndpoint.ServerName}
-	if ref := cv.Spec.OpsEndpoint.TLSSecretRef; ref != nil {
-		cs, err := kubernetes.NewForConfig(impersonating(r.config, serviceAccountUser(cv.Namespace, cv.Spec.ServiceAccountName)))
-		if err != nil {
-			return nil, err
-		}
-		s, err := cs.CoreV1().Secrets(cv.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("spec.opsEndpoint.tlsSecretRef: read Secret %s as %s: %w", ref.Name, serviceAccountUser(cv.Namespace, cv.Spec.ServiceAccountName), err)
-		}
-		ep.CA, ep.Cert, ep.Key = s.Data["ca.crt"], s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]
+	ep, err := r.endpoints.of(ctx, cv)
+	if err != nil {
+		return nil, err
 	}
 	p, err := r.dial(ctx, ep)
 	if err != nil {
