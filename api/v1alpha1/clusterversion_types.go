@@ -225,9 +225,11 @@ type ClusterVersionStatus struct {
 	// Cause is the failure that halted or reverted this rollout.
 	// +optional
 	Cause string `json:"cause,omitempty"`
-	// Clusters, in spec order.
-	// +listType=map
-	// +listMapKey=id
+	// Clusters, in spec order. Atomic: the controller is the only writer
+	// (JSON patches of the lines that changed), and tracking a thousand
+	// lines as map entries made the API server's field management the
+	// largest cost of storing a fleet's status.
+	// +listType=atomic
 	// +optional
 	Clusters []FleetClusterStatus `json:"clusters,omitempty"`
 	// HandledActions maps each action annotation (upshift.dev/approve,

@@ -107,7 +107,9 @@ func (w *fleetStatusWriter) drain(s *fleetStatus) {
 		s.mu.Unlock()
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		began := time.Now()
 		stored, err := w.write(ctx, s.key, base, next)
+		took := time.Since(began)
 		cancel()
 
 		s.mu.Lock()
@@ -120,7 +122,13 @@ func (w *fleetStatusWriter) drain(s *fleetStatus) {
 		if err != nil {
 			w.log.Error(err, "save a fleet's status", "clusterversion", s.key)
 			w.wake(s.key)
+			continue
 		}
+		// As long again before the next write: back to back, the writes
+		// of a large fleet would keep the API server storing its status
+		// all the time, and the rollout's own calls would wait on it.
+		// Decisions made meanwhile go out together.
+		time.Sleep(took)
 	}
 }
 
