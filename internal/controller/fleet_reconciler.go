@@ -22,6 +22,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/fleet"
 	"github.com/upshift-dev/upshift/internal/metrics"
+	"github.com/upshift-dev/upshift/internal/runner"
 )
 
 // PluginEndpoint is where and how to reach a fleet's ops plugin: its
@@ -55,6 +56,8 @@ type FleetReconciler struct {
 	// for the availability budget.
 	statuses sync.Map // types.NamespacedName → *fleet.StatusCache
 	waits    *fleetWaits
+	// members runs spec.member on member clusters.
+	members *memberDrives
 }
 
 // FleetOptions tune the fleet controller.
@@ -65,6 +68,9 @@ type FleetOptions struct {
 	// StatusTTL is how long a cluster's status read for the availability
 	// budget serves (default 10s).
 	StatusTTL time.Duration
+	// Runner are the session options of member runs (spec.member): their
+	// runs namespace and lease timing on each member cluster.
+	Runner runner.Options
 }
 
 // NewFleetReconciler builds a FleetReconciler. reader reads
@@ -78,7 +84,9 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 	if o.StatusTTL <= 0 {
 		o.StatusTTL = 10 * time.Second
 	}
-	return &FleetReconciler{client: c, reader: reader, config: cfg, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits()}
+	r := &FleetReconciler{client: c, reader: reader, config: cfg, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits()}
+	r.members = newMemberDrives(cfg, o.Runner, log.WithName("member"), r.waits.send)
+	return r
 }
 
 // Reconcile runs one step of a fleet's rollout.
@@ -93,6 +101,9 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	sp, err := fleet.Compile(cv.Spec)
+	if err == nil {
+		err = validateMember(cv)
+	}
 	if err != nil {
 		return ctrl.Result{}, r.invalid(ctx, cv, err)
 	}
@@ -100,6 +111,7 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, r.unreachable(ctx, cv, err)
 	}
+	p = withMembers(p, r.members, cv)
 	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName)}
 	for _, a := range PendingRequests(cv.Annotations, cv.Status.HandledActions) {
 		switch a.Annotation {
