@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sync"
@@ -46,6 +47,16 @@ type memberDrives struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	drives map[string]*memberDrive // by fleet and cluster
+	// opened keeps each cluster's session between reports, while its
+	// kubeconfig and the fleet's generation stay: a report per poll
+	// would otherwise build a session's clients every time.
+	opened map[string]openedMember
+}
+
+type openedMember struct {
+	kubeconfig [sha256.Size]byte
+	generation int64
+	member     *member
 }
 
 // memberDrive is one drive of a member run in this process.
@@ -69,7 +80,7 @@ func (d *memberDrive) live() bool {
 
 func newMemberDrives(cfg *rest.Config, o runner.Options, log logr.Logger, wake func(types.NamespacedName)) *memberDrives {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &memberDrives{config: cfg, runner: o, log: log, wake: wake, base: ctx, stop: cancel, drives: map[string]*memberDrive{}}
+	return &memberDrives{config: cfg, runner: o, log: log, wake: wake, base: ctx, stop: cancel, drives: map[string]*memberDrive{}, opened: map[string]openedMember{}}
 }
 
 // Start runs until the manager stops, then stops every drive (each run is
@@ -88,7 +99,6 @@ type member struct {
 	cluster v1alpha1.FleetCluster
 	sess    *runner.Session
 	plan    *v1alpha1.UpgradePlan
-	cfg     *rest.Config
 }
 
 func (c *member) id() string { return c.key.String() + "/" + c.cluster.ID }
@@ -128,20 +138,31 @@ func (m *memberDrives) open(ctx context.Context, cv *v1alpha1.ClusterVersion, cl
 	if !ok {
 		return nil, fmt.Errorf("%w: Secret %s of cluster %s has no key %s: set kubeconfigSecretRef.key", errKubeconfig, ref.Name, c.ID, ref.Key)
 	}
+	key := types.NamespacedName{Namespace: cv.Namespace, Name: cv.Name}
+	cacheKey, sum := key.String()+"/"+c.ID, sha256.Sum256(data)
+	m.mu.Lock()
+	o, ok := m.opened[cacheKey]
+	m.mu.Unlock()
+	if ok && o.kubeconfig == sum && o.generation == cv.Generation {
+		return o.member, nil
+	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: Secret %s key %s of cluster %s: %w", errKubeconfig, ref.Name, ref.Key, c.ID, err)
 	}
-	o := m.runner
-	key := types.NamespacedName{Namespace: cv.Namespace, Name: cv.Name}
+	opts := m.runner
 	log := m.log.WithValues("clusterversion", key.String(), "cluster", c.ID)
-	o.Notice = func(msg string) { log.Info(redact.Text(msg)) }
-	o.Observe = func(e engine.Event) { metrics.Observe(e) }
-	sess, err := runner.Open(cfg, o)
+	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
+	opts.Observe = func(e engine.Event) { metrics.Observe(e) }
+	sess, err := runner.Open(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cluster %s: %w", errKubeconfig, c.ID, err)
 	}
-	return &member{key: key, cluster: c, sess: sess, cfg: cfg, plan: memberPlan(cv, o.Namespace, c.Version)}, nil
+	mb := &member{key: key, cluster: c, sess: sess, plan: memberPlan(cv, opts.Namespace, c.Version)}
+	m.mu.Lock()
+	m.opened[cacheKey] = openedMember{kubeconfig: sum, generation: cv.Generation, member: mb}
+	m.mu.Unlock()
+	return mb, nil
 }
 
 // start drives act on the member in a goroutine of its own, unless a drive
