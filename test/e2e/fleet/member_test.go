@@ -15,7 +15,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
-// One fleet with spec.member, two rollouts:
+// One fleet with spec.member, three rollouts:
 //
 //  1. to v1.35.0 with a member plan (a step writing a ConfigMap on the
 //     member) and health checks: every member ends with the ConfigMap and
@@ -24,7 +24,10 @@ import (
 //  2. to v1.36.0 with a new plan and a health check only the first two
 //     members pass: the third's run fails (and rolls its plan back), the
 //     rollout halts with the third out of service, and status and events
-//     say why.
+//     say why;
+//  3. to v1.37.0, onFailure Revert, with the health check failing on the
+//     second cluster: each cluster's member run is rolled back (its
+//     ConfigMap as before this rollout) and its versions go back.
 func TestFleetRunsMemberPlanAndHealthChecks(t *testing.T) {
 	t.Parallel()
 	e := newFleetEnv(t)
@@ -129,6 +132,49 @@ func TestFleetRunsMemberPlanAndHealthChecks(t *testing.T) {
 	}
 	if n := e.calls.times("member3 ServiceIn"); n != 1 {
 		t.Errorf("member3 put back in service %d times; want once (the first rollout's)", n)
+	}
+
+	t.Log("3. a health check the second cluster fails, onFailure Revert: the member runs are rolled back, then the versions")
+	// member3, out of service since the halt, goes first (it adds
+	// nothing unavailable), then member1; member2 fails.
+	e.healthyMarker("member3")
+	if err := e.members["member2"].CoreV1().ConfigMaps("default").Delete(e.ctx, "healthy", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	release = "4.0.0"
+	mu.Unlock()
+	// requiredAvailableCount 1: the revert goes last first, member3
+	// before the failed member2 is back, which two serving would forbid.
+	e.apply("fleet", "ops-tls", "v1.37.0", v1alpha1.FailureRevert, memberSpec("4.0.0", &v1alpha1.Gate{
+		Timeout: &metav1.Duration{Duration: 10 * time.Second},
+		Ready:   &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "healthy"},
+	}), func(s *v1alpha1.ClusterVersionSpec) { s.RequiredAvailableCount = 1 })
+	cv = e.waitPhase("fleet", v1alpha1.FleetReverted, 5*time.Minute)
+	for i, id := range e.ids {
+		e.at(id, "v1.36.0")
+		// As before this rollout: member2's own run rolled itself back,
+		// member3's second one had.
+		want := map[string]string{"member1": "3.0.0", "member2": "3.0.0", "member3": "2.0.0"}[id]
+		if got := e.platformRelease(id); got != want {
+			t.Errorf("%s: release %q after the revert, want %s (as before this rollout)", id, got, want)
+		}
+		m := cv.Status.Clusters[i].Member
+		if m == nil || m.Phase != v1alpha1.RunRolledBack {
+			t.Errorf("%s: status member %+v, want its run RolledBack", id, m)
+		} else if run := e.memberRun(id, m.Run); run == nil || run.Status.Phase != v1alpha1.RunRolledBack {
+			t.Errorf("%s: run %s in the member's run store: %+v, want RolledBack", id, m.Run, run)
+		}
+		if c := cv.Status.Clusters[i]; c.Phase != v1alpha1.ClusterReverted || !c.InService {
+			t.Errorf("%s: %s, in service %t; want Reverted and serving", id, c.Phase, c.InService)
+		}
+	}
+	ev = e.events("fleet")
+	for _, want := range []string{"Warning OperationFailed: cluster member2: operation_type: UpgradeMember",
+		"Normal MemberRolledBack: cluster member1", "Normal MemberRolledBack: cluster member3", "Normal Reverted: reverted 3 cluster(s)"} {
+		if !strings.Contains(ev, want) {
+			t.Errorf("events do not say %q:\n%s", want, ev)
+		}
 	}
 }
 
