@@ -31,6 +31,11 @@ import (
 func TestFleetRunsMemberPlanAndHealthChecks(t *testing.T) {
 	t.Parallel()
 	e := newFleetEnv(t)
+	// Three rollouts with member runs take longer than the fleet's
+	// default budget.
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	t.Cleanup(cancel)
+	e.ctx = ctx
 	e.kubeconfigSecrets()
 	ctl := startController(t, e.mgmt, e.ns, e.runs)
 
