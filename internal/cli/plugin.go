@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/sim"
@@ -20,23 +21,58 @@ func newPluginCommand() *cobra.Command {
 		Short: "Run an ops plugin (the gRPC service through which the fleet controller operates clusters)",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newPluginSimCommand())
+	cmd.AddCommand(newPluginSimCommand(), newPluginLocalCommand())
 	return cmd
+}
+
+// pluginServeFlags are where and how a plugin command serves.
+type pluginServeFlags struct {
+	listen                    string
+	tlsCert, tlsKey, clientCA string
+	insecure                  bool
+}
+
+func (f *pluginServeFlags) add(fl *pflag.FlagSet) {
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:39000", "address to serve on (host:port; port 0 picks one)")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "serving certificate (PEM); with --tls-key")
+	fl.StringVar(&f.tlsKey, "tls-key", "", "serving key (PEM); with --tls-cert")
+	fl.StringVar(&f.clientCA, "client-ca", "", "CA certificates (PEM) whose client certificates are required (mutual TLS)")
+	fl.BoolVar(&f.insecure, "insecure", false, "serve plaintext (only on a loopback --listen address)")
+}
+
+// serve serves the plugin until the command's context ends, after one
+// line saying what it serves (its first words given by what) and where.
+func (f *pluginServeFlags) serve(cmd *cobra.Command, what string, c pluginsdk.Cluster) error {
+	transport, err := f.transport()
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", f.listen, err)
+	}
+	mode := "TLS"
+	switch {
+	case f.insecure:
+		mode = "plaintext (--insecure)"
+	case f.clientCA != "":
+		mode = "mutual TLS"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s on %s, %s\n", what, lis.Addr(), mode)
+	return pluginsdk.Serve(cmd.Context(), lis, c, transport)
 }
 
 // pluginSimFlags are `upshift plugin sim`'s.
 type pluginSimFlags struct {
-	listen                    string
-	clusters, nodePools       int
-	version                   string
-	latency, jitter           time.Duration
-	fail                      []string
-	failureRate               float64
-	flapEvery, flapDown       time.Duration
-	flapProbability           float64
-	seed                      uint64
-	tlsCert, tlsKey, clientCA string
-	insecure                  bool
+	pluginServeFlags
+	clusters, nodePools int
+	version             string
+	latency, jitter     time.Duration
+	fail                []string
+	failureRate         float64
+	flapEvery, flapDown time.Duration
+	flapProbability     float64
+	seed                uint64
 }
 
 func newPluginSimCommand() *cobra.Command {
@@ -61,7 +97,7 @@ loopback address only.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPluginSim(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.listen, "listen", "127.0.0.1:39000", "address to serve on (host:port; port 0 picks one)")
+	f.pluginServeFlags.add(fl)
 	fl.IntVar(&f.clusters, "clusters", 3, "how many clusters to simulate (sim-0001, sim-0002, ...)")
 	fl.IntVar(&f.nodePools, "node-pools", sim.DefaultNodePools, "node pools per cluster (pool-1, pool-2, ...)")
 	fl.StringVar(&f.version, "version", sim.DefaultVersion, "the Kubernetes version every cluster runs at start")
@@ -73,17 +109,12 @@ loopback address only.`,
 	fl.DurationVar(&f.flapDown, "flap-down", 10*time.Second, "with --flap-probability: how long a flapping cluster is unavailable")
 	fl.Float64Var(&f.flapProbability, "flap-probability", 0, "probability that a cluster is unavailable for --flap-down in each --flap-every")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the jitter, the failure rate and the flaps")
-	fl.StringVar(&f.tlsCert, "tls-cert", "", "serving certificate (PEM); with --tls-key")
-	fl.StringVar(&f.tlsKey, "tls-key", "", "serving key (PEM); with --tls-cert")
-	fl.StringVar(&f.clientCA, "client-ca", "", "CA certificates (PEM) whose client certificates are required (mutual TLS)")
-	fl.BoolVar(&f.insecure, "insecure", false, "serve plaintext (only on a loopback --listen address)")
 	return cmd
 }
 
 func runPluginSim(cmd *cobra.Command, f *pluginSimFlags) error {
-	transport, err := f.transport()
-	if err != nil {
-		return err
+	if _, err := f.transport(); err != nil {
+		return err // before building thousands of clusters
 	}
 	cfg, err := f.simConfig()
 	if err != nil {
@@ -93,25 +124,13 @@ func runPluginSim(cmd *cobra.Command, f *pluginSimFlags) error {
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return fmt.Errorf("--listen %s: %w", f.listen, err)
-	}
-	mode := "TLS"
-	switch {
-	case f.insecure:
-		mode = "plaintext (--insecure)"
-	case f.clientCA != "":
-		mode = "mutual TLS"
-	}
 	ids := s.IDs()
-	fmt.Fprintf(cmd.OutOrStdout(), "sim plugin: %d clusters (%s … %s) on %s, %s\n", len(ids), ids[0], ids[len(ids)-1], lis.Addr(), mode)
-	return pluginsdk.Serve(cmd.Context(), lis, s, transport)
+	return f.serve(cmd, fmt.Sprintf("sim plugin: %d clusters (%s … %s)", len(ids), ids[0], ids[len(ids)-1]), s)
 }
 
 // transport is TLS from the files, or plaintext when --insecure was
 // asked on a loopback address.
-func (f *pluginSimFlags) transport() (pluginsdk.ServeOption, error) {
+func (f *pluginServeFlags) transport() (pluginsdk.ServeOption, error) {
 	host, _, err := net.SplitHostPort(f.listen)
 	if err != nil {
 		return nil, fmt.Errorf("--listen %q: write it as host:port (127.0.0.1:39000, :39000)", f.listen)

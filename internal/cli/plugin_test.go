@@ -127,3 +127,22 @@ func TestPluginSimRefuses(t *testing.T) {
 		}
 	}
 }
+
+// `upshift plugin local` refuses what it cannot serve, naming the flag.
+func TestPluginLocalRefuses(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--insecure"}, "--cluster: give at least one"},
+		{[]string{"--insecure", "--cluster", "east"}, "write it as ID=KUBECONFIG"},
+		{[]string{"--insecure", "--cluster", "east=" + kc}, "read kubeconfig " + kc},
+		{[]string{"--cluster", "east=" + kc}, "give --tls-cert and --tls-key"},
+	} {
+		_, _, err := run(t, append([]string{"plugin", "local", "--listen", "127.0.0.1:0"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("plugin local %v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -45,7 +44,6 @@ type PluginDialer func(ctx context.Context, ep PluginEndpoint) (fleet.Plugin, er
 type FleetReconciler struct {
 	client   client.Client
 	reader   client.Reader
-	config   *rest.Config
 	recorder record.EventRecorder
 	log      logr.Logger
 	dial     PluginDialer
@@ -55,7 +53,12 @@ type FleetReconciler struct {
 	// statuses keeps each fleet's cluster statuses between reconciles,
 	// for the availability budget.
 	statuses sync.Map // types.NamespacedName → *fleet.StatusCache
-	waits    *fleetWaits
+	// fleets keeps each fleet's status as decided, written behind the
+	// reconciles by writer.
+	fleets    sync.Map // types.NamespacedName → *fleetStatus
+	writer    *fleetStatusWriter
+	endpoints *fleetEndpoints
+	waits     *fleetWaits
 	// members runs spec.member on member clusters.
 	members *memberDrives
 }
@@ -73,10 +76,10 @@ type FleetOptions struct {
 	Runner runner.Options
 }
 
-// NewFleetReconciler builds a FleetReconciler. reader reads
-// ClusterVersions from the API server, not the cache: a status written
-// by the last reconcile is what the next one decides on, or an operation
-// it started could be started again.
+// NewFleetReconciler builds a FleetReconciler. c reads ClusterVersions
+// from the cache (their spec and annotations); their status is kept in
+// memory as decided (fleetStatus), and reader reads it from the API server
+// when a fleet is first seen.
 func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config, rec record.EventRecorder, log logr.Logger, dial PluginDialer, o FleetOptions) *FleetReconciler {
 	if o.Poll <= 0 {
 		o.Poll = 2 * time.Second
@@ -84,7 +87,9 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 	if o.StatusTTL <= 0 {
 		o.StatusTTL = 10 * time.Second
 	}
-	r := &FleetReconciler{client: c, reader: reader, config: cfg, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits()}
+	r := &FleetReconciler{client: c, reader: reader, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits(o.Poll)}
+	r.writer = &fleetStatusWriter{client: c, log: log, wake: r.waits.send}
+	r.endpoints = newFleetEndpoints(cfg)
 	r.members = newMemberDrives(cfg, o.Runner, log.WithName("member"), r.waits.send)
 	return r
 }
@@ -93,27 +98,40 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	began := time.Now()
 	cv := &v1alpha1.ClusterVersion{}
-	if err := r.reader.Get(ctx, req.NamespacedName, cv); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, cv); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.statuses.Delete(req.NamespacedName)
+			r.forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
 	}
+	fs, err := r.fleetStatus(ctx, cv)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if fs.failure() != nil {
+		if err := r.writer.saveNow(ctx, fs); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	status := fs.current()
 	sp, err := fleet.Compile(cv.Spec)
 	if err == nil {
 		err = validateMember(cv)
 	}
 	if err != nil {
-		return ctrl.Result{}, r.invalid(ctx, cv, err)
+		r.invalid(cv, fs, status, err)
+		return ctrl.Result{}, nil
 	}
+	known := time.Since(began)
 	p, err := r.plugin(ctx, cv)
 	if err != nil {
-		return ctrl.Result{RequeueAfter: 30 * time.Second}, r.unreachable(ctx, cv, err)
+		r.unreachable(cv, fs, status, err)
+		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
 	p = withMembers(p, r.members, cv)
-	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName)}
-	for _, a := range PendingRequests(cv.Annotations, cv.Status.HandledActions) {
+	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits}
+	for _, a := range PendingRequests(cv.Annotations, status.HandledActions) {
 		switch a.Annotation {
 		case v1alpha1.AnnotationApprove:
 			in.Approve = a.Value
@@ -122,13 +140,10 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 	}
 	read := time.Since(began)
-	res, stepErr := fleet.Step(ctx, p, sp, cv.Status, in)
-	stepped := time.Since(began)
-	if err := r.save(ctx, cv, res.Status); err != nil {
-		return ctrl.Result{}, err
-	}
+	res, stepErr := fleet.Step(ctx, p, sp, status, in)
+	r.writer.record(fs, res.Status)
 	r.log.V(1).Info("stepped", "clusterversion", req.NamespacedName, "phase", res.Status.Phase, "inFlight", res.InFlight,
-		"ended", len(res.Ended), "read", read, "step", stepped-read, "save", time.Since(began)-stepped)
+		"ended", len(res.Ended), "read", known, "dial", read-known, "step", time.Since(began)-read)
 	for _, e := range res.Events {
 		r.emit(cv, e)
 	}
@@ -139,6 +154,47 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, stepErr
 	}
 	return ctrl.Result{RequeueAfter: r.next(ctx, p, req.NamespacedName, res)}, nil
+}
+
+// fleetStatus is the fleet's status as this process keeps it; the first
+// reconcile of a fleet (or of a fleet deleted and made again) reads it
+// from the API server, not the cache, which may not hold a status a
+// previous leader saved just before it stopped.
+func (r *FleetReconciler) fleetStatus(ctx context.Context, cv *v1alpha1.ClusterVersion) (*fleetStatus, error) {
+	key := client.ObjectKeyFromObject(cv)
+	if v, ok := r.fleets.Load(key); ok {
+		if fs := v.(*fleetStatus); fs.uid == cv.UID {
+			return fs, nil
+		}
+		r.forget(key)
+	}
+	fresh := &v1alpha1.ClusterVersion{}
+	if err := r.reader.Get(ctx, key, fresh); err != nil {
+		return nil, fmt.Errorf("read ClusterVersion %s: %w", key, err)
+	}
+	fs := newFleetStatus(key, fresh.UID, fresh.Status)
+	r.fleets.Store(key, fs)
+	return fs, nil
+}
+
+// forget drops a deleted fleet's state, once its last write is done.
+func (r *FleetReconciler) forget(key types.NamespacedName) {
+	r.statuses.Delete(key)
+	r.endpoints.forget(key)
+	if v, ok := r.fleets.LoadAndDelete(key); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.writer.flush(ctx, v.(*fleetStatus))
+	}
+}
+
+// Flush waits, up to the context's end, for every fleet's status writer:
+// the controller stopping saves what it decided.
+func (r *FleetReconciler) Flush(ctx context.Context) {
+	r.fleets.Range(func(_, v any) bool {
+		r.writer.flush(ctx, v.(*fleetStatus))
+		return ctx.Err() == nil
+	})
 }
 
 // waitBackstop is how often a fleet whose operations are waited on is
@@ -172,17 +228,9 @@ func (r *FleetReconciler) statusCache(key types.NamespacedName) *fleet.StatusCac
 // plugin dials the fleet's ops plugin with the TLS material of its
 // Secret, read as the fleet's ServiceAccount.
 func (r *FleetReconciler) plugin(ctx context.Context, cv *v1alpha1.ClusterVersion) (fleet.Plugin, error) {
-	ep := PluginEndpoint{Address: cv.Spec.OpsEndpoint.Endpoint, Insecure: cv.Spec.OpsEndpoint.Insecure, ServerName: cv.Spec.OpsEndpoint.ServerName}
-	if ref := cv.Spec.OpsEndpoint.TLSSecretRef; ref != nil {
-		cs, err := kubernetes.NewForConfig(impersonating(r.config, serviceAccountUser(cv.Namespace, cv.Spec.ServiceAccountName)))
-		if err != nil {
-			return nil, err
-		}
-		s, err := cs.CoreV1().Secrets(cv.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("spec.opsEndpoint.tlsSecretRef: read Secret %s as %s: %w", ref.Name, serviceAccountUser(cv.Namespace, cv.Spec.ServiceAccountName), err)
-		}
-		ep.CA, ep.Cert, ep.Key = s.Data["ca.crt"], s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]
+	ep, err := r.endpoints.of(ctx, cv)
+	if err != nil {
+		return nil, err
 	}
 	p, err := r.dial(ctx, ep)
 	if err != nil {
@@ -193,8 +241,7 @@ func (r *FleetReconciler) plugin(ctx context.Context, cv *v1alpha1.ClusterVersio
 
 // invalid records a spec the controller cannot roll: Stalled until an
 // edit.
-func (r *FleetReconciler) invalid(ctx context.Context, cv *v1alpha1.ClusterVersion, err error) error {
-	st := *cv.Status.DeepCopy()
+func (r *FleetReconciler) invalid(cv *v1alpha1.ClusterVersion, fs *fleetStatus, st v1alpha1.ClusterVersionStatus, err error) {
 	now := metav1.Now()
 	for _, c := range []metav1.Condition{
 		{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonInvalidSpec, Message: err.Error()},
@@ -208,17 +255,16 @@ func (r *FleetReconciler) invalid(ctx context.Context, cv *v1alpha1.ClusterVersi
 		r.recorder.Event(cv, corev1.EventTypeWarning, ReasonInvalidSpec, err.Error())
 	}
 	st.Message, st.ObservedGeneration = err.Error(), cv.Generation
-	return r.save(ctx, cv, st)
+	r.writer.record(fs, st)
 }
 
 // unreachable records a plugin that could not even be dialled (its TLS
 // Secret unreadable, its material invalid) as a plugin that is down.
-func (r *FleetReconciler) unreachable(ctx context.Context, cv *v1alpha1.ClusterVersion, err error) error {
-	st := *cv.Status.DeepCopy()
+func (r *FleetReconciler) unreachable(cv *v1alpha1.ClusterVersion, fs *fleetStatus, st v1alpha1.ClusterVersionStatus, err error) {
 	for _, e := range fleet.PluginDown(&st, err, time.Now()) {
 		r.emit(cv, e)
 	}
-	return r.save(ctx, cv, st)
+	r.writer.record(fs, st)
 }
 
 // emit records one of the rollout's events on the ClusterVersion.
@@ -233,15 +279,3 @@ func (r *FleetReconciler) emit(cv *v1alpha1.ClusterVersion, e fleet.Event) {
 // ReasonInvalidSpec: the fleet's spec cannot be rolled (a wave names a
 // cluster the fleet lacks, a cluster is in no wave).
 const ReasonInvalidSpec = "InvalidSpec"
-
-// save patches the status with what changed.
-func (r *FleetReconciler) save(ctx context.Context, cv *v1alpha1.ClusterVersion, st v1alpha1.ClusterVersionStatus) error {
-	patch, err := fleet.StatusPatch(cv.Status, st)
-	if err != nil || patch == nil {
-		return err
-	}
-	if err := r.client.Status().Patch(ctx, cv, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		return fmt.Errorf("save the status of ClusterVersion %s/%s: %w", cv.Namespace, cv.Name, err)
-	}
-	return nil
-}

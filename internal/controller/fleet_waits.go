@@ -26,14 +26,47 @@ type fleetWaits struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	wake chan event.GenericEvent
+	// poll is how often an operation waited on is asked about anyway,
+	// for its progress.
+	poll time.Duration
 	mu   sync.Mutex
-	// waiting holds the operation ids waited on.
+	// waiting holds the operation ids waited on; asked, when each was
+	// last left to the reconcile to ask about; ended, the last reports of
+	// those seen ending, until a reconcile takes them.
 	waiting map[string]bool
+	asked   map[string]time.Time
+	ended   map[string]pluginsdk.OperationReport
 }
 
-func newFleetWaits() *fleetWaits {
+func newFleetWaits(poll time.Duration) *fleetWaits {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &fleetWaits{ctx: ctx, stop: cancel, wake: make(chan event.GenericEvent, 1024), waiting: map[string]bool{}}
+	return &fleetWaits{ctx: ctx, stop: cancel, wake: make(chan event.GenericEvent, 1024), poll: poll,
+		waiting: map[string]bool{}, asked: map[string]time.Time{}, ended: map[string]pluginsdk.OperationReport{}}
+}
+
+// Ended gives, once, the last report of an operation seen ending
+// (fleet.Watch).
+func (w *fleetWaits) Ended(op string) (pluginsdk.OperationReport, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rep, ok := w.ended[op]
+	delete(w.ended, op)
+	return rep, ok
+}
+
+// Quiet tells an operation waited on and asked about within the poll
+// interval (fleet.Watch): its wait would have ended had it.
+func (w *fleetWaits) Quiet(op string, now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.waiting[op] {
+		return false
+	}
+	if t, ok := w.asked[op]; ok && now.Sub(t) < w.poll {
+		return true
+	}
+	w.asked[op] = now
+	return false
 }
 
 // Start runs until the manager stops, then ends every wait.
@@ -52,7 +85,11 @@ func (w *fleetWaits) follow(p fleet.Plugin, key types.NamespacedName, st v1alpha
 		}
 		w.mu.Lock()
 		started := w.waiting[op.ID]
-		w.waiting[op.ID] = true
+		if !started {
+			// The step that started it, or re-attached to it, has just
+			// reported on it: the poll's interval counts from now.
+			w.waiting[op.ID], w.asked[op.ID] = true, time.Now()
+		}
 		w.mu.Unlock()
 		if !started {
 			go w.wait(p, key, e.ID, pluginsdk.Operation{ID: op.ID, Type: op.Type})
@@ -65,6 +102,7 @@ func (w *fleetWaits) wait(p fleet.Plugin, key types.NamespacedName, cluster stri
 	defer func() {
 		w.mu.Lock()
 		delete(w.waiting, op.ID)
+		delete(w.asked, op.ID)
 		w.mu.Unlock()
 	}()
 	for {
@@ -80,6 +118,9 @@ func (w *fleetWaits) wait(p fleet.Plugin, key types.NamespacedName, cluster stri
 			w.send(key)
 			return
 		case rep.Status != pluginsdk.OperationRunning:
+			w.mu.Lock()
+			w.ended[op.ID] = rep
+			w.mu.Unlock()
 			w.send(key)
 			return
 		}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -116,6 +117,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	// (upshift abort, rollback, approve) shows in its plan's status.
 	mo.Cache.ByObject = map[client.Object]cache.ByObject{
 		&v1alpha1.UpgradeRun{}: {Namespaces: map[string]cache.Config{o.Namespace: {}}},
+		// The fleet controller keeps its fleets' status in memory and
+		// reads it from the API server when it starts on one: the cache
+		// holds the rest, not a line per cluster copied on every read.
+		&v1alpha1.ClusterVersion{}: {Transform: withoutFleetStatus},
 	}
 	if len(o.WatchNamespaces) > 0 {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
@@ -261,6 +266,18 @@ func addFleetController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.
 		return err
 	}
 	if err := mgr.Add(r.members); err != nil {
+		return err
+	}
+	// On the way out, what the fleets' reconciles decided is saved: a
+	// stopping controller leaves no operation it started unrecorded.
+	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.Flush(flush)
+		return nil
+	}))
+	if err != nil {
 		return err
 	}
 	err = ctrl.NewControllerManagedBy(mgr).

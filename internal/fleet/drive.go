@@ -25,6 +25,21 @@ type Inputs struct {
 	Statuses *StatusCache
 	// Parallel bounds the plugin calls in flight (default 32).
 	Parallel int
+	// Watch, when set, knows about operations without asking the
+	// plugin.
+	Watch Watch
+}
+
+// Watch knows about operations in flight without asking the plugin: a
+// driver that waits on them (WaitOperation) learns of their end as it
+// happens, and asking about a hundred operations on every reconcile, when
+// one of them ended, would cost a hundred calls for one answer.
+type Watch interface {
+	// Ended is the last report of an operation seen ending (given once).
+	Ended(op string) (pluginsdk.OperationReport, bool)
+	// Quiet tells an operation waited on and asked about recently:
+	// asking again brings nothing the wait would not.
+	Quiet(op string, now time.Time) bool
 }
 
 // Result is a step's outcome: the status to save, the events to emit, the
@@ -115,6 +130,17 @@ func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) erro
 			continue
 		}
 		id, op := e.ID, pluginsdk.Operation{ID: e.Operation.ID, Type: e.Operation.Type}
+		if w := r.in.Watch; w != nil {
+			if rep, ok := w.Ended(op.ID); ok {
+				r.mu.Lock()
+				r.o.Ops[id] = rep
+				r.mu.Unlock()
+				continue
+			}
+			if w.Quiet(op.ID, r.in.Now()) {
+				continue // no news: Decide leaves it as it is
+			}
+		}
 		g.Go(func() error {
 			rep, err := r.p.Report(ctx, id, op)
 			if err != nil {

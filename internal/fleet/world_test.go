@@ -23,6 +23,7 @@ type world struct {
 	canRevert bool
 	down      bool
 	calls     int
+	reports   int // Report calls
 	// minServing is the fewest clusters serving seen.
 	minServing int
 }
@@ -126,6 +127,7 @@ func (w *world) Report(_ context.Context, _ string, op pluginsdk.Operation) (plu
 		return pluginsdk.OperationReport{}, err
 	}
 	defer w.mu.Unlock()
+	w.reports++
 	o, ok := w.ops[op.ID]
 	if !ok {
 		return pluginsdk.OperationReport{Status: pluginsdk.OperationUnknown}, nil

@@ -30,6 +30,7 @@ import (
 // problem at once. It writes nothing but those reviews.
 func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
+	pf.readLiveCRDs(ctx)
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -127,6 +128,9 @@ type preflight struct {
 	// crdsSeen are the CRDs whose first write in the plan was compared
 	// with the live one.
 	crdsSeen map[string]bool
+	// liveCRDs are the plan's CRDs as the cluster has them, read together
+	// up front (liveCRDs.go).
+	liveCRDs map[string]liveCRD
 	// targets are each stage's objects, as its backup takes them, listed
 	// once for its envKept gates (nil: not listable).
 	targets map[int][]step.Ref

@@ -35,7 +35,7 @@ func (pf *preflight) storedVersions(ctx context.Context, path *field.Path, next 
 		return
 	}
 	pf.crdsSeen[name] = true
-	live, err := pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+	live, err := pf.liveCRD(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return // a new CRD stores nothing yet

@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// liveCRD is a CRD as the cluster has it, or why it could not be read.
+type liveCRD struct {
+	obj *unstructured.Unstructured
+	err error
+}
+
+// readLiveCRDs reads every CRD the plan writes, eight at a time:
+// preflight compares each with the plan's, and a platform ships tens of
+// them (Liqo 28), which read one after the other made the user wait a
+// round trip each before the run began.
+func (pf *preflight) readLiveCRDs(ctx context.Context) {
+	names := map[string]bool{}
+	for _, objs := range pf.p.Objects {
+		for _, o := range objs {
+			if isCRD(o) {
+				names[o.GetName()] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	pf.liveCRDs = make(map[string]liveCRD, len(sorted))
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, name := range sorted {
+		g.Go(func() error {
+			obj, err := pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+			mu.Lock()
+			pf.liveCRDs[name] = liveCRD{obj: obj, err: err}
+			mu.Unlock()
+			return nil // each CRD's error is its own, reported where it is compared
+		})
+	}
+	_ = g.Wait()
+}
+
+// liveCRD is the CRD read up front, or read now if it was not.
+func (pf *preflight) liveCRD(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	if l, ok := pf.liveCRDs[name]; ok {
+		return l.obj, l.err
+	}
+	return pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+}
