@@ -87,6 +87,12 @@ type ClusterVersionSpec struct {
 	// their end. False again goes on.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+	// Member is what runs on each member cluster once its node pools run
+	// their version and it is available, before it goes back in service:
+	// a platform plan and health checks, with Upshift's engine, through
+	// the cluster's kubeconfig Secret (clusters[].kubeconfigSecretRef).
+	// +optional
+	Member *FleetMemberSpec `json:"member,omitempty"`
 }
 
 // FleetCluster is one cluster of the fleet.
@@ -104,6 +110,12 @@ type FleetCluster struct {
 	// Labels, for the waves' selectors.
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
+	// KubeconfigSecretRef is the Secret, in this namespace, holding a
+	// kubeconfig of the cluster, for spec.member. Default: Secret
+	// <id>-kubeconfig, key value (Cluster API's, so its clusters need
+	// nothing set).
+	// +optional
+	KubeconfigSecretRef *KubeconfigSecretRef `json:"kubeconfigSecretRef,omitempty"`
 }
 
 // OpsEndpoint is how to reach the ops plugin: gRPC over TLS, verified,
@@ -279,6 +291,9 @@ type FleetClusterStatus struct {
 	// controller asks about it instead of starting another.
 	// +optional
 	Operation *PluginOperation `json:"operation,omitempty"`
+	// Member is the run of spec.member on the cluster in this rollout.
+	// +optional
+	Member *MemberRun `json:"member,omitempty"`
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
@@ -303,7 +318,7 @@ type RecordedVersions struct {
 }
 
 // FleetAction is what an operation does to a cluster.
-// +kubebuilder:validation:Enum=ServiceOut;UpgradeMaster;UpgradeNodePool;ServiceIn;Revert
+// +kubebuilder:validation:Enum=ServiceOut;UpgradeMaster;UpgradeNodePool;UpgradeMember;RollbackMember;ServiceIn;Revert
 type FleetAction string
 
 const (
@@ -312,6 +327,11 @@ const (
 	ActionUpgradeNodePool FleetAction = "UpgradeNodePool"
 	ActionServiceIn       FleetAction = "ServiceIn"
 	ActionRevert          FleetAction = "Revert"
+	// ActionUpgradeMember runs spec.member on the cluster; the controller
+	// does it, not the plugin. ActionRollbackMember rolls that run back
+	// in a revert.
+	ActionUpgradeMember  FleetAction = "UpgradeMember"
+	ActionRollbackMember FleetAction = "RollbackMember"
 )
 
 // PluginOperation is an operation a plugin started.

@@ -21,6 +21,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/fleet"
 	"github.com/upshift-dev/upshift/internal/metrics"
+	"github.com/upshift-dev/upshift/internal/runner"
 )
 
 // PluginEndpoint is where and how to reach a fleet's ops plugin: its
@@ -58,6 +59,8 @@ type FleetReconciler struct {
 	writer    *fleetStatusWriter
 	endpoints *fleetEndpoints
 	waits     *fleetWaits
+	// members runs spec.member on member clusters.
+	members *memberDrives
 }
 
 // FleetOptions tune the fleet controller.
@@ -68,6 +71,9 @@ type FleetOptions struct {
 	// StatusTTL is how long a cluster's status read for the availability
 	// budget serves (default 10s).
 	StatusTTL time.Duration
+	// Runner are the session options of member runs (spec.member): their
+	// runs namespace and lease timing on each member cluster.
+	Runner runner.Options
 }
 
 // NewFleetReconciler builds a FleetReconciler. c reads ClusterVersions
@@ -84,6 +90,7 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 	r := &FleetReconciler{client: c, reader: reader, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits(o.Poll)}
 	r.writer = &fleetStatusWriter{client: c, log: log, wake: r.waits.send}
 	r.endpoints = newFleetEndpoints(cfg)
+	r.members = newMemberDrives(cfg, o.Runner, log.WithName("member"), r.waits.send)
 	return r
 }
 
@@ -109,6 +116,9 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	status := fs.current()
 	sp, err := fleet.Compile(cv.Spec)
+	if err == nil {
+		err = validateMember(cv)
+	}
 	if err != nil {
 		r.invalid(cv, fs, status, err)
 		return ctrl.Result{}, nil
@@ -119,6 +129,7 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.unreachable(cv, fs, status, err)
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
+	p = withMembers(p, r.members, cv)
 	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits}
 	for _, a := range PendingRequests(cv.Annotations, status.HandledActions) {
 		switch a.Annotation {

@@ -259,8 +259,13 @@ func addFleetController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.
 		log.Info("the ClusterVersion CRD is not installed: fleets are not reconciled (upshift crds | kubectl apply -f -)")
 		return nil
 	}
-	r := NewFleetReconciler(mgr.GetClient(), mgr.GetAPIReader(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("fleet"), o.Plugins, o.Fleet)
+	fo := o.Fleet
+	fo.Runner = o.Runner // member runs keep their records where plans' runs do, on each member
+	r := NewFleetReconciler(mgr.GetClient(), mgr.GetAPIReader(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("fleet"), o.Plugins, fo)
 	if err := mgr.Add(r.waits); err != nil {
+		return err
+	}
+	if err := mgr.Add(r.members); err != nil {
 		return err
 	}
 	// On the way out, what the fleets' reconciles decided is saved: a

@@ -119,7 +119,7 @@ func (x *decider) restart() {
 		if e.Operation != nil {
 			continue
 		}
-		e.Phase, e.Previous, e.Message, e.StartedAt, e.FinishedAt = v1alpha1.ClusterPending, nil, "", nil, nil
+		e.Phase, e.Previous, e.Member, e.Message, e.StartedAt, e.FinishedAt = v1alpha1.ClusterPending, nil, nil, "", nil, nil
 	}
 	x.st.Phase = v1alpha1.FleetProgressing
 	x.st.Wave, x.st.WaveDoneAt, x.st.Message, x.st.Cause = x.sp.Waves[0].Name, nil, "", ""
@@ -195,10 +195,12 @@ func (x *decider) takeEnded() {
 			}
 		case pluginsdk.OperationDone:
 			x.d.Ended = append(x.d.Ended, Ended{Type: op.Type, OK: true})
+			x.memberEnded(e, op, true)
 			e.Operation, e.Message = nil, ""
 			x.needFresh(e.ID)
 		case pluginsdk.OperationFailed:
 			x.d.Ended = append(x.d.Ended, Ended{Type: op.Type, OK: false})
+			x.memberEnded(e, op, false)
 			x.failed(e, op, r.Message)
 		default:
 			e.Operation = nil

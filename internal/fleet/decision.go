@@ -16,6 +16,8 @@ type Call struct {
 	// Version for an upgrade; To for a revert.
 	Version string
 	To      *pluginsdk.ClusterVersion
+	// Run is the member run RollbackMember rolls back.
+	Run string
 }
 
 // Event is a Kubernetes event to emit on the ClusterVersion.
@@ -53,15 +55,17 @@ const (
 
 	ReasonOperationLost = "OperationLost"
 
-	ReasonClusterUpgraded = "ClusterUpgraded"
-	ReasonClusterReverted = "ClusterReverted"
-	ReasonWaveStarted     = "WaveStarted"
-	ReasonWaveDone        = "WaveDone"
-	ReasonWaveApproved    = "WaveApproved"
-	ReasonRegression      = "Regression"
-	ReasonHalted          = "Halted"
-	ReasonReverting       = "Reverting"
-	ReasonReverted        = "Reverted"
-	ReasonSucceeded       = "Succeeded"
-	ReasonRetried         = "Retried"
+	ReasonClusterUpgraded  = "ClusterUpgraded"
+	ReasonClusterReverted  = "ClusterReverted"
+	ReasonWaveStarted      = "WaveStarted"
+	ReasonWaveDone         = "WaveDone"
+	ReasonWaveApproved     = "WaveApproved"
+	ReasonRegression       = "Regression"
+	ReasonHalted           = "Halted"
+	ReasonReverting        = "Reverting"
+	ReasonReverted         = "Reverted"
+	ReasonSucceeded        = "Succeeded"
+	ReasonRetried          = "Retried"
+	ReasonMemberUpgraded   = "MemberUpgraded"
+	ReasonMemberRolledBack = "MemberRolledBack"
 )

@@ -12,7 +12,9 @@
 // Per cluster, in the multicluster upgrade operator's order: service out
 // (only while the other clusters serving number at least
 // requiredAvailableCount), control plane, node pools one by one, wait until
-// available, service in. Waves run in order; after each, a soak in which a
+// available, spec.member (a plan and health checks run on the cluster by
+// the controller's MemberDriver, followed as one more operation), service
+// in. Waves run in order; after each, a soak in which a
 // cluster that stops serving counts as a failure, then an approval. A failed
 // operation halts the rollout or, with onFailure Revert, takes the clusters
 // this rollout changed back to their recorded versions, last first.

@@ -264,6 +264,8 @@ func invoke(ctx context.Context, p Plugin, c Call) (pluginsdk.Operation, error) 
 		op, err = p.UpgradeNodePool(ctx, c.Cluster, c.NodePool, c.Version)
 	case v1alpha1.ActionRevert:
 		op, err = p.RevertCluster(ctx, c.Cluster, *c.To)
+	case v1alpha1.ActionUpgradeMember, v1alpha1.ActionRollbackMember:
+		op, err = invokeMember(ctx, p, c)
 	}
 	return op, err
 }

@@ -32,6 +32,9 @@ func Started(st *v1alpha1.ClusterVersionStatus, c Call, op pluginsdk.Operation, 
 func Refused(st *v1alpha1.ClusterVersionStatus, c Call, err error) Event {
 	e := find(st, c.Cluster)
 	msg := fmt.Sprintf("%s refused by the plugin: %v", c.Action, err)
+	if isMember(c.Action) {
+		msg = fmt.Sprintf("%s could not start on the member cluster: %v", c.Action, err)
+	}
 	if e != nil {
 		if e.Phase == v1alpha1.ClusterReverting && st.Phase == v1alpha1.FleetReverting {
 			st.Phase = v1alpha1.FleetRevertFailed
@@ -55,6 +58,10 @@ func describe(c Call) string {
 		return "putting it back in service"
 	case v1alpha1.ActionRevert:
 		return "reverting it to " + c.To.Master
+	case v1alpha1.ActionUpgradeMember:
+		return "running spec.member on it"
+	case v1alpha1.ActionRollbackMember:
+		return "rolling back its member run " + c.Run
 	}
 	return string(c.Action)
 }

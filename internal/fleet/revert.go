@@ -74,9 +74,14 @@ func (x *decider) revertStep(e *v1alpha1.FleetClusterStatus) {
 			}
 		}
 	}
+	undo := memberToUndo(e)
 	switch {
-	case !at && e.InService:
+	case (undo || !at) && e.InService:
 		x.serviceOut(x.index(e.ID))
+	case undo:
+		// The member run first, the reverse of the upgrade's order: the
+		// platform it installed goes before the versions it ran on.
+		x.call(Call{Cluster: e.ID, Action: v1alpha1.ActionRollbackMember, Run: e.Member.Run})
 	case !at && x.o.CanRevert:
 		x.call(Call{Cluster: e.ID, Action: v1alpha1.ActionRevert, To: clusterVersion(prev)})
 	case !at && pool != "":

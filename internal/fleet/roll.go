@@ -210,6 +210,17 @@ func (x *decider) advance(i int) {
 	case !e.Available:
 		e.Message = "runs its version; waiting for the plugin to say it is available"
 		x.requeue(WaitPoll)
+	case x.memberDue(e):
+		// Recorded here too: a cluster that was at its version but not
+		// serving changes only by its member run, which a revert undoes.
+		if e.Previous == nil {
+			e.Previous = recorded(e)
+		}
+		if e.InService {
+			x.serviceOut(i)
+			return
+		}
+		x.call(Call{Cluster: e.ID, Action: v1alpha1.ActionUpgradeMember, Version: want})
 	case !e.InService:
 		x.call(Call{Cluster: e.ID, Action: v1alpha1.ActionServiceIn})
 	default:

@@ -103,7 +103,7 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 	return ""
 }
 
-// fleet reads a spec: "required=N revert suspend" on the command, then
+// fleet reads a spec: "required=N revert member" on the command, then
 // lines "cluster ID VERSION [k=v...]" and "wave NAME [clusters=a,b]
 // [select=k=v] [max=N] [unavailable=N] [soak=D] [approval]". Every
 // cluster starts at 1.30 with node pools p1 and p2, serving.
@@ -117,6 +117,10 @@ func (s *scenario) fleet(t *testing.T, d *datadriven.TestData) string {
 			s.spec.RequiredAvailableCount = int32(n)
 		case "revert":
 			s.spec.OnFailure = v1alpha1.FailureRevert
+		case "member":
+			// What runs is the controller's business: the decider only
+			// knows there is a member step.
+			s.spec.Member = &v1alpha1.FleetMemberSpec{HealthChecks: []v1alpha1.Gate{{NodesReady: &v1alpha1.NodesReadyGate{}}}}
 		}
 	}
 	var ids []string
@@ -370,6 +374,9 @@ func (s *scenario) print(clusters bool) string {
 		}
 		if e.Previous != nil {
 			l += " previous=" + e.Previous.Master
+		}
+		if e.Member != nil {
+			l += fmt.Sprintf(" member=%s/%s", e.Member.Run, e.Member.Phase)
 		}
 		if e.Message != "" {
 			l += " (" + e.Message + ")"

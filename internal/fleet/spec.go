@@ -20,6 +20,10 @@ type Spec struct {
 	Required int
 	Revert   bool
 	Suspend  bool
+	// MemberStep: spec.member is set, so each cluster this rollout
+	// upgrades runs it after its node pools and before its service in
+	// (ActionUpgradeMember).
+	MemberStep bool
 }
 
 // Member is one cluster and the version it should run.
@@ -45,7 +49,7 @@ const DefaultWave = "all"
 // every cluster in a wave) and assigns each cluster its wave: the first
 // that names or selects it. Errors name the field and the fix.
 func Compile(s v1alpha1.ClusterVersionSpec) (Spec, error) {
-	out := Spec{Required: int(max(s.RequiredAvailableCount, 1)), Revert: s.OnFailure == v1alpha1.FailureRevert, Suspend: s.Suspend}
+	out := Spec{Required: int(max(s.RequiredAvailableCount, 1)), Revert: s.OnFailure == v1alpha1.FailureRevert, Suspend: s.Suspend, MemberStep: s.Member != nil}
 	index := map[string]int{}
 	for i, c := range s.Clusters {
 		if _, dup := index[c.ID]; dup {

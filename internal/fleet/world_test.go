@@ -33,6 +33,8 @@ type worldCluster struct {
 	pools  []pluginsdk.NodePoolVersion
 	in     bool
 	avail  bool
+	// member is what the member runs left on the cluster.
+	member string
 }
 
 type worldOp struct {
@@ -43,9 +45,14 @@ type worldOp struct {
 	to          *pluginsdk.ClusterVersion
 	status      pluginsdk.OperationStatus
 	msg         string
+	seq         int
+	run         string
 }
 
-var _ Plugin = (*world)(nil)
+var (
+	_ Plugin       = (*world)(nil)
+	_ MemberDriver = (*world)(nil)
+)
 
 func newWorld(ids []string, version string) *world {
 	w := &world{clusters: map[string]*worldCluster{}, ops: map[string]*worldOp{}}
@@ -137,7 +144,13 @@ func (w *world) start(o *worldOp) (pluginsdk.Operation, error) {
 		return pluginsdk.Operation{}, fmt.Errorf("node pool %s would run %s, newer than the control plane's %s", o.pool, o.version, w.clusters[o.cluster].master)
 	}
 	w.seq++
-	o.id = fmt.Sprintf("op-%d", w.seq)
+	o.seq, o.id = w.seq, fmt.Sprintf("op-%d", w.seq)
+	if isMember(o.action) {
+		if o.run == "" {
+			o.run = fmt.Sprintf("run-%d", w.seq)
+		}
+		o.id = MemberOperationID(o.action, o.cluster, o.run)
+	}
 	o.status = pluginsdk.OperationRunning
 	w.ops[o.id] = o
 	return pluginsdk.Operation{Type: string(o.action), ID: o.id}, nil
@@ -165,6 +178,14 @@ func (w *world) Wait(context.Context, string, pluginsdk.Operation) (pluginsdk.Op
 	return pluginsdk.OperationReport{}, ErrUnsupported
 }
 
+func (w *world) UpgradeMember(_ context.Context, id string) (pluginsdk.Operation, error) {
+	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionUpgradeMember})
+}
+
+func (w *world) RollbackMember(_ context.Context, id, run string) (pluginsdk.Operation, error) {
+	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionRollbackMember, run: run})
+}
+
 func (w *world) RevertCluster(_ context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
 	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionRevert, to: &to})
 }
@@ -178,14 +199,8 @@ func (w *world) running(ids ...string) []*worldOp {
 			out = append(out, o)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return opSeq(out[i]) < opSeq(out[j]) })
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	return out
-}
-
-func opSeq(o *worldOp) int {
-	var n int
-	fmt.Sscanf(o.id, "op-%d", &n)
-	return n
 }
 
 func contains(list []string, s string) bool {
@@ -216,6 +231,10 @@ func (w *world) finish(o *worldOp) {
 	case v1alpha1.ActionRevert:
 		c.master = o.to.Master
 		c.pools = append([]pluginsdk.NodePoolVersion(nil), o.to.NodePools...)
+	case v1alpha1.ActionUpgradeMember:
+		c.member = o.run + " applied"
+	case v1alpha1.ActionRollbackMember:
+		c.member = o.run + " rolled back"
 	}
 	o.status = pluginsdk.OperationDone
 	w.note()
@@ -228,5 +247,9 @@ func (w *world) describe(id string) string {
 	for _, p := range c.pools {
 		pools = append(pools, p.ID+"="+p.Version)
 	}
-	return fmt.Sprintf("%s master=%s %s in=%t available=%t", id, c.master, strings.Join(pools, " "), c.in, c.avail)
+	out := fmt.Sprintf("%s master=%s %s in=%t available=%t", id, c.master, strings.Join(pools, " "), c.in, c.avail)
+	if c.member != "" {
+		out += " member=" + c.member
+	}
+	return out
 }

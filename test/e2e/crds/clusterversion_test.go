@@ -48,11 +48,23 @@ func TestClusterVersionSampleAndDefaults(t *testing.T) {
 	waves, _, _ := unstructured.NestedSlice(bare.Object, "spec", "waves")
 	delete(waves[0].(map[string]any), "maxConcurrency")
 	_ = unstructured.SetNestedSlice(bare.Object, waves, "spec", "waves")
+	clusters, _, _ := unstructured.NestedSlice(bare.Object, "spec", "clusters")
+	clusters[1].(map[string]any)["kubeconfigSecretRef"] = map[string]any{"name": "eu-2-admin"}
+	_ = unstructured.SetNestedSlice(bare.Object, clusters, "spec", "clusters")
 	made, err := e.dyn.Resource(clusterVersions).Namespace(e.ns).Create(e.ctx, bare, strict)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cv := fromUnstructured[v1alpha1.ClusterVersion](t, made)
+	if ref := cv.Spec.Clusters[0].KubeconfigSecretRef; ref == nil || ref.Key != "kubeconfig" {
+		t.Errorf("clusters[0].kubeconfigSecretRef %+v: want the example's key", ref)
+	}
+	if cv.Spec.Member == nil || cv.Spec.Member.Plan == nil || len(cv.Spec.Member.HealthChecks) != 2 {
+		t.Errorf("spec.member %+v: want the example's plan and two health checks", cv.Spec.Member)
+	}
+	if ref := cv.Spec.Clusters[1].KubeconfigSecretRef; ref == nil || ref.Key != "value" {
+		t.Errorf("clusters[1].kubeconfigSecretRef %+v: want key defaulted to value (Cluster API's)", ref)
+	}
 	if cv.Spec.RequiredAvailableCount != 1 || cv.Spec.OnFailure != v1alpha1.FailureHalt || cv.Spec.Waves[0].MaxConcurrency != 1 {
 		t.Errorf("defaults: requiredAvailableCount %d, onFailure %q, waves[0].maxConcurrency %d; want 1, Halt, 1",
 			cv.Spec.RequiredAvailableCount, cv.Spec.OnFailure, cv.Spec.Waves[0].MaxConcurrency)
@@ -89,6 +101,22 @@ func TestInvalidClusterVersionsAreRefused(t *testing.T) {
 			[]string{"spec.onFailure", `"Halt", "Revert"`}},
 		{"empty version", func(s map[string]any) { s["clusters"].([]any)[0].(map[string]any)["version"] = "" },
 			[]string{"spec.clusters[0].version"}},
+		{"an empty member", func(s map[string]any) { s["member"] = map[string]any{} },
+			[]string{"spec.member", "set plan, healthChecks or both"}},
+		{"a member plan with its own ServiceAccount", func(s map[string]any) {
+			s["member"].(map[string]any)["plan"].(map[string]any)["serviceAccountName"] = "admin"
+		}, []string{"spec.member", "acts with its cluster's kubeconfig: remove plan.serviceAccountName"}},
+		{"a member plan with a step named twice", func(s map[string]any) {
+			st := s["member"].(map[string]any)["plan"].(map[string]any)["stages"].([]any)
+			st = append(st, map[string]any{"name": "again", "steps": []any{map[string]any{"name": "platform-config", "pause": map[string]any{"duration": "1s"}}}})
+			s["member"].(map[string]any)["plan"].(map[string]any)["stages"] = st
+		}, []string{"spec.member.plan", "give each step its own name"}},
+		{"a health check of two kinds", func(s map[string]any) {
+			s["member"].(map[string]any)["healthChecks"].([]any)[0].(map[string]any)["pvcsBound"] = map[string]any{"namespace": "x"}
+		}, []string{"spec.member.healthChecks[0]", "set exactly one gate kind"}},
+		{"a kubeconfig Secret that is no name", func(s map[string]any) {
+			s["clusters"].([]any)[0].(map[string]any)["kubeconfigSecretRef"] = map[string]any{"name": "Eu_1"}
+		}, []string{"spec.clusters[0].kubeconfigSecretRef.name"}},
 	}
 	for _, c := range cases {
 		u := fleetSample(t, e.ns)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -43,9 +44,12 @@ type fleetEnv struct {
 	runs    string
 	ids     []string
 	members map[string]kubernetes.Interface
-	plugin  *local.Plugin
-	calls   *witness
-	addr    string
+	// configs and kubeconfigs reach each member as its admin.
+	configs     map[string]*rest.Config
+	kubeconfigs map[string][]byte
+	plugin      *local.Plugin
+	calls       *witness
+	addr        string
 }
 
 const startVersion = "v1.34.0"
@@ -56,7 +60,8 @@ func newFleetEnv(t *testing.T) *fleetEnv {
 	mgmt := testenv.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	t.Cleanup(cancel)
-	e := &fleetEnv{t: t, ctx: ctx, mgmt: mgmt, cs: clientset(t, mgmt.RESTConfig()), members: map[string]kubernetes.Interface{}}
+	e := &fleetEnv{t: t, ctx: ctx, mgmt: mgmt, cs: clientset(t, mgmt.RESTConfig()), members: map[string]kubernetes.Interface{},
+		configs: map[string]*rest.Config{}, kubeconfigs: map[string][]byte{}}
 	dyn, err := dynamic.NewForConfig(mgmt.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -66,11 +71,16 @@ func newFleetEnv(t *testing.T) *fleetEnv {
 	e.ns = testenv.Namespace(t, ctx, e.cs, "fleet")
 	e.runs = testenv.Namespace(t, ctx, e.cs, "fleet-runs")
 
-	configs := map[string]*rest.Config{}
+	configs := e.configs
 	for i, m := range members(t, 3, startVersion) {
 		id := fmt.Sprintf("member%d", i+1)
 		e.ids = append(e.ids, id)
 		configs[id] = m.RESTConfig()
+		kc, err := os.ReadFile(m.KubeconfigPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.kubeconfigs[id] = kc
 		e.members[id] = clientset(t, m.RESTConfig())
 		e.prepareMember(id)
 	}
@@ -145,8 +155,9 @@ func (e *fleetEnv) tlsSecret(name string, ca []byte, client plugintest.Pair) {
 	}
 }
 
-// apply creates or updates the fleet's ClusterVersion.
-func (e *fleetEnv) apply(name, secret, version string, onFailure v1alpha1.FailurePolicy) {
+// apply creates or updates the fleet's ClusterVersion, with edits of its
+// spec.
+func (e *fleetEnv) apply(name, secret, version string, onFailure v1alpha1.FailurePolicy, edits ...func(*v1alpha1.ClusterVersionSpec)) {
 	e.t.Helper()
 	cv := &v1alpha1.ClusterVersion{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.ClusterVersionKind},
@@ -160,6 +171,9 @@ func (e *fleetEnv) apply(name, secret, version string, onFailure v1alpha1.Failur
 	}
 	for _, id := range e.ids {
 		cv.Spec.Clusters = append(cv.Spec.Clusters, v1alpha1.FleetCluster{ID: id, Version: version})
+	}
+	for _, edit := range edits {
+		edit(&cv.Spec)
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cv)
 	if err != nil {

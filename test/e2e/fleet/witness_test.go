@@ -20,6 +20,9 @@ type witness struct {
 	*local.Plugin
 	mu    sync.Mutex
 	calls map[string]int // "cluster action [pool] version" → times
+	// beforeServiceIn, when set, sees each service in before the plugin
+	// makes it.
+	beforeServiceIn func(id string)
 }
 
 func newWitness(p *local.Plugin) *witness { return &witness{Plugin: p, calls: map[string]int{}} }
@@ -39,6 +42,12 @@ func (w *witness) times(format string, args ...any) int {
 
 func (w *witness) ServiceIn(ctx context.Context, id string) (pluginsdk.Operation, error) {
 	w.note("%s ServiceIn", id)
+	w.mu.Lock()
+	before := w.beforeServiceIn
+	w.mu.Unlock()
+	if before != nil {
+		before(id)
+	}
 	return w.Plugin.ServiceIn(ctx, id)
 }
 
