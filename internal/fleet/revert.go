@@ -7,8 +7,9 @@ import (
 )
 
 // revert takes the clusters this rollout changed back to their recorded
-// versions, one at a time, last first. Clusters start in wave order, then
-// spec order, so last first is the reverse of that.
+// versions, one at a time: those out of service first, then last first
+// (revertOrder). Clusters start in wave order, then spec order, so last
+// first is the reverse of that.
 func (x *decider) revert() {
 	for _, i := range x.revertOrder() {
 		e := x.entry(i)
@@ -43,16 +44,30 @@ func (x *decider) revert() {
 	x.event(false, ReasonReverted, "%s", x.st.Message)
 }
 
-// revertOrder lists the clusters last started first.
+// revertOrder lists the clusters in the order they are reverted: first
+// those not serving (the one that failed, most often), whose revert costs
+// the availability budget nothing and gives it back a cluster; then the
+// others, last started first. Taking a serving cluster out first could go
+// below requiredAvailableCount while the failed one is out, and wait for
+// ever. A serving cluster whose revert has begun comes before the other
+// serving ones: it is back in service and only its end is to record, or
+// it waits to go out.
 func (x *decider) revertOrder() []int {
-	var out []int
+	var out, begun, serving []int
 	for w := len(x.sp.Waves) - 1; w >= 0; w-- {
 		m := x.sp.members(w)
 		for k := len(m) - 1; k >= 0; k-- {
-			out = append(out, m[k])
+			switch e := x.entry(m[k]); {
+			case !e.InService || !e.Available:
+				out = append(out, m[k])
+			case e.Phase == v1alpha1.ClusterReverting:
+				begun = append(begun, m[k])
+			default:
+				serving = append(serving, m[k])
+			}
 		}
 	}
-	return out
+	return append(append(out, begun...), serving...)
 }
 
 // revertStep moves a reverting cluster one step.
