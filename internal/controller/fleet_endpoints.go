@@ -9,8 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
@@ -24,11 +22,9 @@ const endpointTTL = 30 * time.Second
 
 // fleetEndpoints remembers each fleet's plugin endpoint as last read.
 type fleetEndpoints struct {
-	config *rest.Config
-	mu     sync.Mutex
-	byKey  map[types.NamespacedName]endpointRead
-	// clients are the impersonating clients, by user, reused.
-	clients map[string]kubernetes.Interface
+	clients *impersonatedClients
+	mu      sync.Mutex
+	byKey   map[types.NamespacedName]endpointRead
 }
 
 type endpointRead struct {
@@ -38,8 +34,8 @@ type endpointRead struct {
 	at   time.Time
 }
 
-func newFleetEndpoints(cfg *rest.Config) *fleetEndpoints {
-	return &fleetEndpoints{config: cfg, byKey: map[types.NamespacedName]endpointRead{}, clients: map[string]kubernetes.Interface{}}
+func newFleetEndpoints(clients *impersonatedClients) *fleetEndpoints {
+	return &fleetEndpoints{clients: clients, byKey: map[types.NamespacedName]endpointRead{}}
 }
 
 // of is the fleet's plugin endpoint with the TLS material of its Secret,
@@ -57,7 +53,7 @@ func (f *fleetEndpoints) of(ctx context.Context, cv *v1alpha1.ClusterVersion) (P
 	ep := PluginEndpoint{Address: spec.Endpoint, Insecure: spec.Insecure, ServerName: spec.ServerName}
 	if ref := spec.TLSSecretRef; ref != nil {
 		user := serviceAccountUser(cv.Namespace, cv.Spec.ServiceAccountName)
-		cs, err := f.client(user)
+		cs, err := f.clients.as(user)
 		if err != nil {
 			return PluginEndpoint{}, err
 		}
@@ -78,20 +74,6 @@ func (f *fleetEndpoints) forget(key types.NamespacedName) {
 	f.mu.Lock()
 	delete(f.byKey, key)
 	f.mu.Unlock()
-}
-
-func (f *fleetEndpoints) client(user string) (kubernetes.Interface, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if cs, ok := f.clients[user]; ok {
-		return cs, nil
-	}
-	cs, err := kubernetes.NewForConfig(impersonating(f.config, user))
-	if err != nil {
-		return nil, err
-	}
-	f.clients[user] = cs
-	return cs, nil
 }
 
 func sameEndpoint(a, b v1alpha1.OpsEndpoint) bool {

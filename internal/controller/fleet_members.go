@@ -12,8 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -36,9 +34,9 @@ import (
 // controller restarted on any machine asks the member's run store and
 // resumes a run nobody drives. It runs with the manager (Start).
 type memberDrives struct {
-	config *rest.Config // the controller's, impersonating a fleet's ServiceAccount
-	runner runner.Options
-	log    logr.Logger
+	clients *impersonatedClients // reading kubeconfigs as a fleet's ServiceAccount
+	runner  runner.Options
+	log     logr.Logger
 	// wake reconciles the fleet when one of its drives ends.
 	wake func(types.NamespacedName)
 
@@ -78,9 +76,9 @@ func (d *memberDrive) live() bool {
 	}
 }
 
-func newMemberDrives(cfg *rest.Config, o runner.Options, log logr.Logger, wake func(types.NamespacedName)) *memberDrives {
+func newMemberDrives(clients *impersonatedClients, o runner.Options, log logr.Logger, wake func(types.NamespacedName)) *memberDrives {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &memberDrives{config: cfg, runner: o, log: log, wake: wake, base: ctx, stop: cancel, drives: map[string]*memberDrive{}, opened: map[string]openedMember{}}
+	return &memberDrives{clients: clients, runner: o, log: log, wake: wake, base: ctx, stop: cancel, drives: map[string]*memberDrive{}, opened: map[string]openedMember{}}
 }
 
 // Start runs until the manager stops, then stops every drive (each run is
@@ -123,7 +121,7 @@ func (m *memberDrives) open(ctx context.Context, cv *v1alpha1.ClusterVersion, cl
 	}
 	ref := kubeconfigRef(c)
 	who := serviceAccountUser(cv.Namespace, cv.Spec.ServiceAccountName)
-	cs, err := kubernetes.NewForConfig(impersonating(m.config, who))
+	cs, err := m.clients.as(who)
 	if err != nil {
 		return nil, err
 	}

@@ -89,8 +89,9 @@ func NewFleetReconciler(c client.Client, reader client.Reader, cfg *rest.Config,
 	}
 	r := &FleetReconciler{client: c, reader: reader, recorder: rec, log: log, dial: dial, poll: o.Poll, statusTTL: o.StatusTTL, waits: newFleetWaits(o.Poll)}
 	r.writer = &fleetStatusWriter{client: c, log: log, wake: r.waits.send}
-	r.endpoints = newFleetEndpoints(cfg)
-	r.members = newMemberDrives(cfg, o.Runner, log.WithName("member"), r.waits.send)
+	clients := newImpersonatedClients(cfg)
+	r.endpoints = newFleetEndpoints(clients)
+	r.members = newMemberDrives(clients, o.Runner, log.WithName("member"), r.waits.send)
 	return r
 }
 
