@@ -117,11 +117,14 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	// (upshift abort, rollback, approve) shows in its plan's status.
 	mo.Cache.ByObject = map[client.Object]cache.ByObject{
 		&v1alpha1.UpgradeRun{}: {Namespaces: map[string]cache.Config{o.Namespace: {}}},
-		// The fleet controller keeps its fleets' status in memory and
-		// reads it from the API server when it starts on one: the cache
-		// holds the rest, not a line per cluster copied on every read.
-		&v1alpha1.ClusterVersion{}: {Transform: withoutFleetStatus},
 	}
+	// The fleet controller keeps its fleets' status in memory and reads it
+	// from the API server when it starts on one: the cache holds the
+	// rest, not a line per cluster copied on every read. A default
+	// transform (it leaves other kinds alone), not a ByObject entry: that
+	// needs the kind's mapping when the manager is made, and the
+	// controller runs without the ClusterVersion CRD too.
+	mo.Cache.DefaultTransform = withoutFleetStatus
 	if len(o.WatchNamespaces) > 0 {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.WatchNamespaces {
