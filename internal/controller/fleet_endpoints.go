@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -47,7 +48,7 @@ func (f *fleetEndpoints) of(ctx context.Context, cv *v1alpha1.ClusterVersion) (P
 	f.mu.Lock()
 	last, ok := f.byKey[key]
 	f.mu.Unlock()
-	if ok && last.sa == cv.Spec.ServiceAccountName && sameEndpoint(last.spec, spec) && time.Since(last.at) < endpointTTL {
+	if ok && last.sa == cv.Spec.ServiceAccountName && equality.Semantic.DeepEqual(last.spec, spec) && time.Since(last.at) < endpointTTL {
 		return last.ep, nil
 	}
 	ep := PluginEndpoint{Address: spec.Endpoint, Insecure: spec.Insecure, ServerName: spec.ServerName}
@@ -74,11 +75,4 @@ func (f *fleetEndpoints) forget(key types.NamespacedName) {
 	f.mu.Lock()
 	delete(f.byKey, key)
 	f.mu.Unlock()
-}
-
-func sameEndpoint(a, b v1alpha1.OpsEndpoint) bool {
-	if (a.TLSSecretRef == nil) != (b.TLSSecretRef == nil) || (a.TLSSecretRef != nil && *a.TLSSecretRef != *b.TLSSecretRef) {
-		return false
-	}
-	return a.Endpoint == b.Endpoint && a.Insecure == b.Insecure && a.ServerName == b.ServerName
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -21,31 +20,26 @@ type liveCRD struct {
 // them (Liqo 28), which read one after the other made the user wait a
 // round trip each before the run began.
 func (pf *preflight) readLiveCRDs(ctx context.Context) {
-	names := map[string]bool{}
+	seen := map[string]bool{}
+	pf.liveCRDs = map[string]liveCRD{}
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(8)
 	for _, objs := range pf.p.Objects {
 		for _, o := range objs {
-			if isCRD(o) {
-				names[o.GetName()] = true
+			name := o.GetName()
+			if !isCRD(o) || seen[name] {
+				continue
 			}
+			seen[name] = true
+			g.Go(func() error {
+				obj, err := pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+				mu.Lock()
+				pf.liveCRDs[name] = liveCRD{obj: obj, err: err}
+				mu.Unlock()
+				return nil // each CRD's error is its own, reported where it is compared
+			})
 		}
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	pf.liveCRDs = make(map[string]liveCRD, len(sorted))
-	var mu sync.Mutex
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for _, name := range sorted {
-		g.Go(func() error {
-			obj, err := pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
-			mu.Lock()
-			pf.liveCRDs[name] = liveCRD{obj: obj, err: err}
-			mu.Unlock()
-			return nil // each CRD's error is its own, reported where it is compared
-		})
 	}
 	_ = g.Wait()
 }

@@ -103,10 +103,7 @@ func TestFleetRunsMemberPlanAndHealthChecks(t *testing.T) {
 	mu.Lock()
 	release = "3.0.0"
 	mu.Unlock()
-	e.apply("fleet", "ops-tls", "v1.36.0", v1alpha1.FailureHalt, memberSpec("3.0.0", &v1alpha1.Gate{
-		Timeout: &metav1.Duration{Duration: 10 * time.Second},
-		Ready:   &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "healthy"},
-	}))
+	e.apply("fleet", "ops-tls", "v1.36.0", v1alpha1.FailureHalt, memberSpec("3.0.0", healthyMarkerGate()))
 	cv = e.waitPhase("fleet", v1alpha1.FleetHalted, 4*time.Minute)
 	for _, id := range e.ids[:2] {
 		e.at(id, "v1.36.0")
@@ -152,10 +149,7 @@ func TestFleetRunsMemberPlanAndHealthChecks(t *testing.T) {
 	// The revert takes the failed member2, out of service, first: last
 	// first, member3 would have to go out while member2 is, below the two
 	// serving the fleet requires, and the revert would wait for ever.
-	e.apply("fleet", "ops-tls", "v1.37.0", v1alpha1.FailureRevert, memberSpec("4.0.0", &v1alpha1.Gate{
-		Timeout: &metav1.Duration{Duration: 10 * time.Second},
-		Ready:   &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "healthy"},
-	}))
+	e.apply("fleet", "ops-tls", "v1.37.0", v1alpha1.FailureRevert, memberSpec("4.0.0", healthyMarkerGate()))
 	cv = e.waitPhase("fleet", v1alpha1.FleetReverted, 5*time.Minute)
 	for i, id := range e.ids {
 		e.at(id, "v1.36.0")
@@ -206,6 +200,15 @@ func (e *fleetEnv) memberRunInFlight(name string) (string, string) {
 
 // memberSpec is a member plan writing ConfigMap platform with the release,
 // and health checks: its web pods Running, and extra.
+// healthyMarkerGate is the health check the tests fail on a member by
+// deleting its ConfigMap default/healthy (healthyMarker makes it).
+func healthyMarkerGate() *v1alpha1.Gate {
+	return &v1alpha1.Gate{
+		Timeout: &metav1.Duration{Duration: 10 * time.Second},
+		Ready:   &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "healthy"},
+	}
+}
+
 func memberSpec(release string, extra *v1alpha1.Gate) func(*v1alpha1.ClusterVersionSpec) {
 	return func(s *v1alpha1.ClusterVersionSpec) {
 		gates := []v1alpha1.Gate{{PodsRunning: &v1alpha1.PodsRunningGate{Namespace: "default", Selector: "app=web"}}}
