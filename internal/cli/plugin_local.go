@@ -47,7 +47,7 @@ loopback address only.`,
 	f.pluginServeFlags.add(fl)
 	fl.StringArrayVar(&f.clusters, "cluster", nil, "ID=KUBECONFIG: a cluster to serve under ID, reached with that kubeconfig's current context (repeatable)")
 	fl.DurationVar(&f.masterLatency, "master-latency", time.Second, "how long a control plane upgrade takes")
-	fl.DurationVar(&f.drainTimeout, "drain-timeout", 2*time.Minute, "how long the drain of one node may take before the node pool's upgrade fails")
+	fl.DurationVar(&f.drainTimeout, "drain-timeout", 2*time.Minute, "how long the drain of one node may go without a pod leaving it before the node pool's upgrade fails")
 	fl.DurationVar(&f.nodeTimeout, "node-ready-timeout", time.Minute, "how long a replaced node may take to be Ready")
 	return cmd
 }

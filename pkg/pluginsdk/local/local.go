@@ -6,8 +6,8 @@
 //     version is their kubelet's (kwok reports the label
 //     upshift.dev/kubelet-version);
 //   - UpgradeNodePool replaces the pool's nodes one by one: cordon, drain
-//     with the eviction API (so PodDisruptionBudgets hold; a drain that
-//     cannot finish within DrainTimeout fails the operation), delete the
+//     with the eviction API (so PodDisruptionBudgets hold; a drain where
+//     no pod leaves the node for DrainTimeout fails the operation), delete the
 //     node, register it again with the new kubelet version, wait until it
 //     is Ready;
 //   - the control plane's version is recorded in the ConfigMap
@@ -53,7 +53,8 @@ type Config struct {
 	Clusters map[string]*rest.Config
 	// MasterLatency is how long a control plane upgrade takes (default 1s).
 	MasterLatency time.Duration
-	// DrainTimeout bounds the drain of one node (default 2m).
+	// DrainTimeout bounds how long the drain of one node may go without a
+	// pod leaving it (default 2m).
 	DrainTimeout time.Duration
 	// NodeReadyTimeout bounds the wait for a replaced node (default 1m).
 	NodeReadyTimeout time.Duration

@@ -3,7 +3,9 @@ package local
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -83,52 +85,79 @@ func (p *Plugin) replacePool(cs kubernetes.Interface, pool, version string, set 
 // retrying while a PodDisruptionBudget refuses, until the node holds no
 // pod that may be evicted (DaemonSet pods stay, as kubectl drain leaves
 // them).
+//
+// DrainTimeout bounds the time without progress, not the whole drain: each
+// eviction a budget allows waits on a replacement pod getting Ready, which
+// on a loaded cluster takes as long as it takes. A drain fails when no pod
+// has left the node for DrainTimeout, which is when a budget (or a pod
+// that never goes) really holds it.
 func (p *Plugin) drain(ctx context.Context, cs kubernetes.Interface, node string) error {
 	patch := []byte(`{"spec":{"unschedulable":true}}`)
 	if _, err := cs.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("cordon node %s: %w", node, err)
 	}
 	var refused error
-	err := wait.PollUntilContextTimeout(ctx, p.cfg.Poll, p.cfg.DrainTimeout, true, func(ctx context.Context) (bool, error) {
-		pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()})
-		if err != nil {
-			return false, nil
-		}
-		left := 0
-		for i := range pods.Items {
-			pod := &pods.Items[i]
-			if daemonPod(pod) {
-				continue
+	fewest := -1
+	deadline := time.Now().Add(p.cfg.DrainTimeout)
+	tick := time.NewTicker(p.cfg.Poll)
+	defer tick.Stop()
+	for {
+		left, err := p.evictPods(ctx, cs, node, &refused)
+		switch {
+		case err != nil:
+			return fmt.Errorf("drain node %s: %w", node, err)
+		case left == 0:
+			return nil
+		case fewest < 0 || left < fewest:
+			fewest, deadline = left, time.Now().Add(p.cfg.DrainTimeout)
+		case time.Now().After(deadline):
+			if refused != nil {
+				return fmt.Errorf("drain of node %s did not finish within %s: %w", node, p.cfg.DrainTimeout, refused)
 			}
-			left++
-			if pod.DeletionTimestamp != nil {
-				continue
-			}
-			ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
-			err := cs.PolicyV1().Evictions(pod.Namespace).Evict(ctx, ev)
-			switch {
-			case err == nil, apierrors.IsNotFound(err):
-			case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
-				// Its namespace is going away, and the pod with it (as
-				// kubectl drain waits for it).
-			case apierrors.IsTooManyRequests(err):
-				refused = fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
-			default:
-				return false, fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
-			}
-		}
-		return left == 0, nil
-	})
-	if err != nil {
-		if wait.Interrupted(err) && refused != nil {
-			return fmt.Errorf("drain of node %s did not finish within %s: %w", node, p.cfg.DrainTimeout, refused)
-		}
-		if wait.Interrupted(err) {
 			return fmt.Errorf("drain of node %s did not finish within %s", node, p.cfg.DrainTimeout)
 		}
-		return fmt.Errorf("drain node %s: %w", node, err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("drain node %s: %w", node, ctx.Err())
+		case <-tick.C:
+		}
 	}
-	return nil
+}
+
+// evictPods asks once to evict every pod the node holds that may go, and
+// answers how many are left on it (those going included). A refusal by a
+// budget is kept in refused; the drain retries it.
+func (p *Plugin) evictPods(ctx context.Context, cs kubernetes.Interface, node string, refused *error) (int, error) {
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()})
+	if err != nil {
+		// A list that fails is retried at the next tick; the node's
+		// pods are still there as far as the drain knows.
+		return math.MaxInt, nil
+	}
+	left := 0
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if daemonPod(pod) {
+			continue
+		}
+		left++
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
+		err := cs.PolicyV1().Evictions(pod.Namespace).Evict(ctx, ev)
+		switch {
+		case err == nil, apierrors.IsNotFound(err):
+		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+			// Its namespace is going away, and the pod with it (as
+			// kubectl drain waits for it).
+		case apierrors.IsTooManyRequests(err):
+			*refused = fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		default:
+			return 0, fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	return left, nil
 }
 
 func daemonPod(pod *corev1.Pod) bool {
