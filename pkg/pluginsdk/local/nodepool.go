@@ -97,12 +97,13 @@ func (p *Plugin) drain(ctx context.Context, cs kubernetes.Interface, node string
 		return fmt.Errorf("cordon node %s: %w", node, err)
 	}
 	var refused error
+	var refusedPod *corev1.Pod
 	fewest := -1
 	deadline := time.Now().Add(p.cfg.DrainTimeout)
 	tick := time.NewTicker(p.cfg.Poll)
 	defer tick.Stop()
 	for {
-		left, err := p.evictPods(ctx, cs, node, &refused)
+		left, err := p.evictPods(ctx, cs, node, &refused, &refusedPod)
 		switch {
 		case err != nil:
 			return fmt.Errorf("drain node %s: %w", node, err)
@@ -112,7 +113,7 @@ func (p *Plugin) drain(ctx context.Context, cs kubernetes.Interface, node string
 			fewest, deadline = left, time.Now().Add(p.cfg.DrainTimeout)
 		case time.Now().After(deadline):
 			if refused != nil {
-				return fmt.Errorf("drain of node %s did not finish within %s: %w", node, p.cfg.DrainTimeout, refused)
+				return fmt.Errorf("drain of node %s did not finish within %s: %w%s", node, p.cfg.DrainTimeout, refused, why(ctx, cs, refusedPod))
 			}
 			return fmt.Errorf("drain of node %s did not finish within %s", node, p.cfg.DrainTimeout)
 		}
@@ -127,7 +128,7 @@ func (p *Plugin) drain(ctx context.Context, cs kubernetes.Interface, node string
 // evictPods asks once to evict every pod the node holds that may go, and
 // answers how many are left on it (those going included). A refusal by a
 // budget is kept in refused; the drain retries it.
-func (p *Plugin) evictPods(ctx context.Context, cs kubernetes.Interface, node string, refused *error) (int, error) {
+func (p *Plugin) evictPods(ctx context.Context, cs kubernetes.Interface, node string, refused *error, refusedPod **corev1.Pod) (int, error) {
 	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()})
 	if err != nil {
 		// A list that fails is retried at the next tick; the node's
@@ -153,6 +154,7 @@ func (p *Plugin) evictPods(ctx context.Context, cs kubernetes.Interface, node st
 			// kubectl drain waits for it).
 		case apierrors.IsTooManyRequests(err):
 			*refused = fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			*refusedPod = pod
 		default:
 			return 0, fmt.Errorf("evict pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
