@@ -57,14 +57,17 @@ type Client struct {
 // New builds a Client whose backup Secrets live in namespace (created on
 // the first Save if missing).
 func New(cfg *rest.Config, namespace string) (*Client, error) {
-	return NewSplit(cfg, cfg, namespace)
+	return NewSplit(cfg, cfg, namespace, nil)
 }
 
 // NewSplit builds a Client that keeps backup Secrets with store's
 // credentials and reads and restores the backed-up objects with target's:
 // a controller keeps backups with its own rights while a plan's objects
 // are read as the plan's ServiceAccount.
-func NewSplit(store, target *rest.Config, namespace string) (*Client, error) {
+//
+// mapper resolves kinds for target (nil: one of its own over its own
+// discovery cache); a run passes its clients' so discovery is asked once.
+func NewSplit(store, target *rest.Config, namespace string, mapper meta.ResettableRESTMapper) (*Client, error) {
 	if namespace == "" {
 		return nil, errors.New("backup namespace is required")
 	}
@@ -80,11 +83,13 @@ func NewSplit(store, target *rest.Config, namespace string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(target)
-	if err != nil {
-		return nil, fmt.Errorf("discovery client: %w", err)
+	if mapper == nil {
+		dc, err := discovery.NewDiscoveryClientForConfig(target)
+		if err != nil {
+			return nil, fmt.Errorf("discovery client: %w", err)
+		}
+		mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	return &Client{
 		namespace: namespace,
 		secrets:   cs,

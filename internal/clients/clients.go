@@ -23,8 +23,11 @@ import (
 type Set struct {
 	Dynamic dynamic.Interface
 	// Metadata lists objects' metadata alone (a removed-API scan).
-	Metadata  metadata.Interface
-	Mapper    meta.RESTMapper
+	Metadata metadata.Interface
+	// Mapper is the run's one RESTMapper over its one discovery cache,
+	// shared with Helm and the backups (Session.Open): each client that
+	// built its own asked the API server for discovery again.
+	Mapper    meta.ResettableRESTMapper
 	Clientset kubernetes.Interface
 	Waiter    *kube.Waiter
 	Applier   *kube.Applier
@@ -52,8 +55,9 @@ func New(cfg *rest.Config) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	hc, err := helmx.New(cfg)
+	cached := memory.NewMemCacheClient(dc)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(cached)
+	hc, err := helmx.New(cfg, helmx.WithDiscovery(cached))
 	if err != nil {
 		return nil, err
 	}

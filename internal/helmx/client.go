@@ -41,6 +41,13 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithDiscovery makes the Client share a discovery cache (a run's, so
+// its Helm steps do not ask the API server for discovery again). The
+// cache must be for the same cluster and credentials as New's config.
+func WithDiscovery(d discovery.CachedDiscoveryInterface) Option {
+	return func(c *Client) { c.discovery = d }
+}
+
 // New returns a Client for the cluster cfg points at. cfg is copied; when it
 // sets no rate limit, the copy allows 50 requests per second (burst 100)
 // instead of client-go's 5, as kubectl does for discovery-heavy work.
@@ -58,11 +65,13 @@ func New(cfg *rest.Config, opts ...Option) (*Client, error) {
 	if c.config.WarningHandler == nil && c.config.WarningHandlerWithContext == nil {
 		c.config.WarningHandler = warningLogger{c.log}
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(c.config)
-	if err != nil {
-		return nil, fmt.Errorf("helmx: discovery client: %w", err)
+	if c.discovery == nil {
+		dc, err := discovery.NewDiscoveryClientForConfig(c.config)
+		if err != nil {
+			return nil, fmt.Errorf("helmx: discovery client: %w", err)
+		}
+		c.discovery = memory.NewMemCacheClient(dc)
 	}
-	c.discovery = memory.NewMemCacheClient(dc)
 	c.mapper = restmapper.NewShortcutExpander(
 		restmapper.NewDeferredDiscoveryRESTMapper(c.discovery), c.discovery, nil)
 	return c, nil

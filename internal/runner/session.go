@@ -119,7 +119,7 @@ func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := backup.NewSplit(fence.Guard(cfg), fence.Guard(planCfg), opts.Namespace)
+	b, err := backup.NewSplit(fence.Guard(cfg), fence.Guard(planCfg), opts.Namespace, deps.Mapper)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,11 @@ func newFleetEnv(t *testing.T) *fleetEnv {
 		e.members[id] = clientset(t, m.RESTConfig())
 		e.prepareMember(id)
 	}
-	p, err := local.New(local.Config{Clusters: configs, MasterLatency: time.Second, DrainTimeout: 20 * time.Second})
+	// A drain fails after 40s without a pod leaving its node: the blocked
+	// member's drains wait that long (twice), and under CI's load a
+	// member's budget controller has been seen to take over 20s to count
+	// a replacement pod.
+	p, err := local.New(local.Config{Clusters: configs, MasterLatency: time.Second, DrainTimeout: 40 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
