@@ -23,6 +23,10 @@ type Entry struct {
 // Snapshot is every object a stage touches, as it was before the stage.
 type Snapshot struct {
 	Entries []Entry `json:"entries"`
+	// RunUID is the UID of the run whose stage it backs up, so a run
+	// re-created under an earlier one's name never takes that one's
+	// backup for its own (Find).
+	RunUID string `json:"runUID,omitempty"`
 }
 
 // Counts tells how many objects existed and how many were absent.

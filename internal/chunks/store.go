@@ -72,12 +72,36 @@ func Name(prefix, sha string, index int) string {
 // labelled with labels, then reads them back and verifies them. Chunks
 // already there with the same content are kept as they are.
 func (s *Store) Write(ctx context.Context, prefix string, labels map[string]string, raw []byte) (v1alpha1.BlobRef, error) {
-	packed, err := Pack(raw)
+	b, err := Prepare(raw)
 	if err != nil {
 		return v1alpha1.BlobRef{}, err
 	}
-	ref := v1alpha1.BlobRef{SHA256: SHA256Hex(raw), Bytes: int64(len(raw)), Packed: int64(len(packed))}
-	pieces := Split(packed, Size)
+	return s.WriteBlob(ctx, prefix, labels, b)
+}
+
+// Blob is a blob packed, cut and checksummed, ready to write: Prepare is
+// CPU alone, so a caller can do it while it waits on the network.
+type Blob struct {
+	ref    v1alpha1.BlobRef
+	pieces [][]byte
+}
+
+// Prepare packs raw and cuts it into chunks.
+func Prepare(raw []byte) (*Blob, error) {
+	packed, err := Pack(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Blob{
+		ref:    v1alpha1.BlobRef{SHA256: SHA256Hex(raw), Bytes: int64(len(raw)), Packed: int64(len(packed))},
+		pieces: Split(packed, Size),
+	}, nil
+}
+
+// WriteBlob writes a prepared blob as Write does.
+func (s *Store) WriteBlob(ctx context.Context, prefix string, labels map[string]string, b *Blob) (v1alpha1.BlobRef, error) {
+	ref, pieces := b.ref, b.pieces
+	ref.Secrets = nil
 	immutable := true
 	for i, piece := range pieces {
 		sec := &corev1.Secret{

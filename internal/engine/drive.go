@@ -14,6 +14,11 @@ import (
 // expected failure is an Outcome with OK false; an error means the action
 // could not be finished here (interrupted, lease lost, unreachable API
 // after retries) and the run must stop as it was saved, to resume later.
+//
+// A Backup of a stage attempt whose backup was already taken and verified
+// (by a process that stopped before the record of it was saved) must
+// answer that backup, not take another: the stage's steps start while
+// that record is being saved, so a new one could hold their changes.
 type Actor interface {
 	Act(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error)
 }
@@ -54,8 +59,9 @@ type landed struct {
 
 // Drive moves the run until it is Done or an error stops it. Every
 // transition is saved before anything that follows it changes the
-// platform: a step or a restore starts only once its Begin is saved (a
-// backup or a gate, which change nothing, while it is saved), and a
+// platform, or is found again on resume: a restore starts only once its
+// Begin is saved; a backup or a gate, which change nothing, and a step of
+// a stage whose backup is taken (Actor finds it again) while it is; and a
 // finished action's outcome is saved with the Begin of the action it lets
 // start (one write for both, since nothing touches the cluster between
 // them), or alone when nothing starts. Actions run one at a time, except the steps of a graph stage,
@@ -85,7 +91,10 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		// A backup or a gate changes nothing of the platform: it starts
 		// while its Begin is being saved. A crash before that save lands
 		// resumes from the save before, as a crash a moment earlier would.
-		early := readOnly(begun)
+		// So does a step of a stage whose backup is taken: the Actor finds
+		// that backup again when the resumed run asks for it (Actor's
+		// contract), so the rollback still restores the stage as it was.
+		early := readOnly(begun) || backedUp(r, begun)
 		if early {
 			for _, b := range begun {
 				d.start(r, b, results)
@@ -176,6 +185,23 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 func readOnly(begun []begunAction) bool {
 	for _, b := range begun {
 		if b.a.Kind != Backup && b.a.Kind != CheckGate {
+			return false
+		}
+	}
+	return len(begun) > 0
+}
+
+// backedUp tells whether every begun action is a step of a running
+// stage whose backup is recorded (in memory: its save may be in flight)
+// and holds all a rollback needs. A Helm release's starting revision is
+// kept in the record alone, not with the backup, so a stage with Helm
+// releases waits for that save.
+func backedUp(r *v1alpha1.UpgradeRun, begun []begunAction) bool {
+	for _, b := range begun {
+		if b.a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning {
+			return false
+		}
+		if ref := r.Status.Stages[b.a.Stage].Backup; ref == nil || len(ref.HelmReleases) > 0 {
 			return false
 		}
 	}

@@ -132,35 +132,75 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 }
 
 // backup snapshots every object the stage's steps name, saves it and has
-// it read back and verified (backup.Save does) before any change.
+// it read back and verified (backup.Save does) before any change. A whole
+// backup of this stage attempt already in the cluster is answered instead
+// (engine.Actor's contract): the stage's steps may have started while its
+// record was being saved by a process that stopped. It is looked for
+// while the snapshot is taken, so a run that did not stop waits for
+// nothing more.
 func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
-	var refs []step.Ref
-	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
-		ex, err := a.executor(r, stage, i)
+	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
+	type found struct {
+		ref *v1alpha1.BackupRef
+		err error
+	}
+	earlier := make(chan found, 1)
+	go func() {
+		ref, err := a.backups.Find(ctx, key, string(r.UID))
+		earlier <- found{ref, err}
+	}()
+	o, snap, err := a.snapshot(ctx, r, stage)
+	f := <-earlier
+	switch {
+	case errors.Is(f.err, backup.ErrCorrupt):
+		return engine.Outcome{Message: fmt.Sprintf("the stage's backup taken before is corrupt, and is not written over: %v", f.err)}, nil
+	case f.err != nil:
+		return a.failed(ctx, fmt.Errorf("look for the stage's backup: %w", f.err))
+	case f.ref != nil:
+		revisions, err := a.helmRevisions(ctx, stage)
 		if err != nil {
-			return engine.Outcome{Message: err.Error()}, nil
+			return a.failed(ctx, err)
 		}
-		t, err := ex.Targets(ctx)
-		if err != nil {
-			return a.failed(ctx, fmt.Errorf("list the objects step %s touches: %w", a.plan.Plan.Spec.Stages[stage].Steps[i].Name, err))
-		}
-		refs = append(refs, t...)
+		f.ref.HelmReleases = revisions
+		return engine.Outcome{OK: true, Backup: f.ref, Message: describeBackup(f.ref) + " (taken before this process resumed the run)"}, nil
+	case err != nil || snap == nil:
+		return o, err
 	}
 	revisions, err := a.helmRevisions(ctx, stage)
 	if err != nil {
 		return a.failed(ctx, err)
 	}
-	snap, err := a.backups.Take(ctx, refs)
-	if err != nil {
-		return a.failed(ctx, fmt.Errorf("snapshot: %w", err))
-	}
-	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
+	snap.RunUID = string(r.UID)
 	ref, err := a.backups.Save(ctx, key, snap)
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
 	ref.HelmReleases = revisions
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
+}
+
+// snapshot takes the stage's snapshot; a nil snapshot comes with the
+// outcome or error that stopped it.
+func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, *backup.Snapshot, error) {
+	var refs []step.Ref
+	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
+		ex, err := a.executor(r, stage, i)
+		if err != nil {
+			return engine.Outcome{Message: err.Error()}, nil, nil
+		}
+		t, err := ex.Targets(ctx)
+		if err != nil {
+			o, err := a.failed(ctx, fmt.Errorf("list the objects step %s touches: %w", a.plan.Plan.Spec.Stages[stage].Steps[i].Name, err))
+			return o, nil, err
+		}
+		refs = append(refs, t...)
+	}
+	snap, err := a.backups.Take(ctx, refs)
+	if err != nil {
+		o, err := a.failed(ctx, fmt.Errorf("snapshot: %w", err))
+		return o, nil, err
+	}
+	return engine.Outcome{}, snap, nil
 }
 
 func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {

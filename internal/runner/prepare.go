@@ -17,7 +17,7 @@ type records interface {
 	Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, error)
 	List(ctx context.Context) ([]v1alpha1.UpgradeRun, error)
 	Save(ctx context.Context, r *v1alpha1.UpgradeRun) error
-	SaveSources(ctx context.Context, name string, plan v1alpha1.UpgradePlanSpec, sources map[string][]byte) (v1alpha1.BlobRef, error)
+	SavePackedSources(ctx context.Context, name string, p *runstore.PackedSources) (v1alpha1.BlobRef, error)
 }
 
 var _ records = (*runstore.Store)(nil)
@@ -55,6 +55,20 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, false, nil
 	}
+	// A new run's sources are packed while the checks wait on the API
+	// server (megabytes of CRDs take tens of milliseconds to compress),
+	// and written only once the checks pass: a refused plan writes nothing.
+	type packing struct {
+		p   *runstore.PackedSources
+		err error
+	}
+	packed := make(chan packing, 1)
+	if dec.Verdict == engine.StartRun {
+		go func() {
+			sources, err := runstore.PackSources(p.Plan.Spec, p.Sources)
+			packed <- packing{sources, err}
+		}()
+	}
 	var checked []v1alpha1.StepStatus
 	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt; starts && check != nil {
 		if checked, err = check(ctx); err != nil {
@@ -68,7 +82,11 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		// readable by anyone who may read runs, then holds the plan
 		// redacted, the digests and the status, and a run never exists
 		// without what resumes it.
-		ref, err := store.SaveSources(ctx, p.Plan.Name, p.Plan.Spec, p.Sources)
+		pk := <-packed
+		if pk.err != nil {
+			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", pk.err)
+		}
+		ref, err := store.SavePackedSources(ctx, p.Plan.Name, pk.p)
 		if err != nil {
 			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 		}

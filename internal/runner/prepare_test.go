@@ -60,12 +60,12 @@ func (f *fakeRecords) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	return nil
 }
 
-func (f *fakeRecords) SaveSources(_ context.Context, name string, plan v1alpha1.UpgradePlanSpec, sources map[string][]byte) (v1alpha1.BlobRef, error) {
+func (f *fakeRecords) SavePackedSources(_ context.Context, name string, p *runstore.PackedSources) (v1alpha1.BlobRef, error) {
 	f.calls = append(f.calls, "save-sources")
 	if f.sourcesErr != nil {
 		return v1alpha1.BlobRef{}, f.sourcesErr
 	}
-	f.savedSource, f.savedPlan = sources, &plan
+	f.savedSource, f.savedPlan = p.Sources, &p.Plan
 	return v1alpha1.BlobRef{Secrets: []string{"upshift-src-" + name + "-0"}, SHA256: "abc"}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
@@ -23,6 +24,18 @@ const KillAfterTransitionEnv = "UPSHIFT_TEST_KILL_AFTER_TRANSITION"
 // itself right after writing the first chunk of the named stage's backup,
 // before the backup is verified and recorded.
 const KillDuringBackupEnv = "UPSHIFT_TEST_KILL_DURING_BACKUP"
+
+// SlowSavesEnv is a test-only failpoint: a duration every save of the
+// record waits before it is sent, so tests can kill a step that started
+// while the save recording its stage's backup was in flight.
+const SlowSavesEnv = "UPSHIFT_TEST_SLOW_SAVES"
+
+// slowSave waits as SlowSavesEnv says (not at all when unset).
+func slowSave() {
+	if d, err := time.ParseDuration(os.Getenv(SlowSavesEnv)); err == nil {
+		time.Sleep(d)
+	}
+}
 
 // backupFailpoint returns the hook for KillDuringBackupEnv, or nil.
 func backupFailpoint() func(backup.Key, int) {
@@ -72,6 +85,7 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 			return fmt.Errorf("run %s not saved as %s: %w; apply resumes it and ends it again", r.Name, r.Status.Phase, err)
 		}
 	}
+	slowSave()
 	err := s.store.Save(s.leaseCtx, r)
 	if errors.Is(err, runstore.ErrConflict) {
 		// Only `upshift abort` and `upshift approve` write a run they do

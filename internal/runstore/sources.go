@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/chunks"
 )
 
 // SourcesSecretType marks the chunk Secrets of a run's sources.
@@ -34,12 +35,40 @@ type Saved struct {
 // again (a run restarted after a crash before its record was saved) finds
 // the chunks there and writes nothing.
 func (s *Store) SaveSources(ctx context.Context, name string, plan v1alpha1.UpgradePlanSpec, sources map[string][]byte) (v1alpha1.BlobRef, error) {
-	raw, err := encodeSources(&plan, sources)
+	packed, err := PackSources(plan, sources)
 	if err != nil {
 		return v1alpha1.BlobRef{}, fmt.Errorf("save sources of run %s: %w", name, err)
 	}
+	return s.SavePackedSources(ctx, name, packed)
+}
+
+// PackedSources are a run's plan and sources encoded and packed, ready
+// for SavePackedSources: packing megabytes of CRDs is CPU alone, which
+// apply does while preflight waits on the API server.
+type PackedSources struct {
+	// Plan and Sources are what was packed.
+	Plan    v1alpha1.UpgradePlanSpec
+	Sources map[string][]byte
+	blob    *chunks.Blob
+}
+
+// PackSources encodes and packs the plan as written and the sources.
+func PackSources(plan v1alpha1.UpgradePlanSpec, sources map[string][]byte) (*PackedSources, error) {
+	raw, err := encodeSources(&plan, sources)
+	if err != nil {
+		return nil, err
+	}
+	b, err := chunks.Prepare(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &PackedSources{Plan: plan, Sources: sources, blob: b}, nil
+}
+
+// SavePackedSources writes what PackSources packed, as SaveSources does.
+func (s *Store) SavePackedSources(ctx context.Context, name string, p *PackedSources) (v1alpha1.BlobRef, error) {
 	prefix := shorten(sourcesPrefix+name, maxNameLen-32)
-	ref, err := s.chunks.Write(ctx, prefix, labelsFor(name), raw)
+	ref, err := s.chunks.WriteBlob(ctx, prefix, labelsFor(name), p.blob)
 	if err != nil {
 		return v1alpha1.BlobRef{}, fmt.Errorf("save sources of run %s: %w", name, err)
 	}

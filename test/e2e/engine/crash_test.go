@@ -151,3 +151,32 @@ func TestCrashDuringBackupWrite(t *testing.T) {
 	w.mustExit(0, nil, "rollback", "shop-2.0.0")
 	w.assertRestored(before)
 }
+
+// TestStepStartedBeforeItsBackupWasRecorded: a step starts while the save
+// recording its stage's backup is in flight. Killed after the step's
+// first write and before that save landed, the run resumes with the
+// backup taken before the step (found in the cluster), not a new one that
+// would hold the step's change: the rollback restores web as it was.
+func TestStepStartedBeforeItsBackupWasRecorded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	before := w.capture()
+	no := false
+	plan := w.upgradePlan(planOptions{webTag: "2.0.0-broken", autoRollback: &no})
+	env := []string{runner.KillAfterStepWriteEnv + "=web", runner.SlowSavesEnv + "=2s"}
+	killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
+	if killed.code != -9 {
+		t.Fatalf("want SIGKILL after web's first write, got %s", killed)
+	}
+	atKill := w.run("shop-2.0.0")
+	if st := atKill.Status.Stages[1]; st.Backup != nil {
+		t.Fatalf("at the kill the workloads stage's backup is recorded (%s): the save was to be in flight", st.Phase)
+	}
+	if img := w.capture().web.Spec.Template.Spec.Containers[0].Image; img == before.web.Spec.Template.Spec.Containers[0].Image {
+		t.Fatalf("web is unchanged at the kill (%s): the step was to have written", img)
+	}
+	w.mustExit(3, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+	w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	w.assertRestored(before)
+}
