@@ -29,6 +29,7 @@ import (
 // access reviews where its rules are incomplete). It reports every
 // problem at once. It writes nothing but those reviews.
 func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
+	p.packAhead()
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	pf.readLiveCRDs(ctx)
 	for i, st := range p.Plan.Spec.Stages {

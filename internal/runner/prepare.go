@@ -55,20 +55,6 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, false, nil
 	}
-	// A new run's sources are packed while the checks wait on the API
-	// server (megabytes of CRDs take tens of milliseconds to compress),
-	// and written only once the checks pass: a refused plan writes nothing.
-	type packing struct {
-		p   *runstore.PackedSources
-		err error
-	}
-	packed := make(chan packing, 1)
-	if dec.Verdict == engine.StartRun {
-		go func() {
-			sources, err := runstore.PackSources(p.Plan.Spec, p.Sources)
-			packed <- packing{sources, err}
-		}()
-	}
 	var checked []v1alpha1.StepStatus
 	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt; starts && check != nil {
 		if checked, err = check(ctx); err != nil {
@@ -82,11 +68,14 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		// readable by anyone who may read runs, then holds the plan
 		// redacted, the digests and the status, and a run never exists
 		// without what resumes it.
-		pk := <-packed
-		if pk.err != nil {
-			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", pk.err)
+		// Packed while preflight waited on the API server (packAhead),
+		// written only now that the checks passed: a refused plan writes
+		// nothing.
+		packed, err := p.packedSources()
+		if err != nil {
+			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 		}
-		ref, err := store.SavePackedSources(ctx, p.Plan.Name, pk.p)
+		ref, err := store.SavePackedSources(ctx, p.Plan.Name, packed)
 		if err != nil {
 			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 		}

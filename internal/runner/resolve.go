@@ -37,6 +37,8 @@ type Resolved struct {
 	// (a catalog hop: the version detected, or the hop before's); empty:
 	// the last run that succeeded on the cluster says (engine.FromVersion).
 	From string
+	// pack is the sources packed for the run store (sources_pack.go).
+	pack *sourcesPack
 }
 
 // SourcePath is the field path that keys a step's (main) source.
