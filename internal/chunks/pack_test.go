@@ -2,6 +2,8 @@ package chunks
 
 import (
 	"bytes"
+	stdgzip "compress/gzip"
+	"io"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,34 @@ func TestPackUnpack(t *testing.T) {
 	}
 	if _, err := Unpack([]byte("not gzip")); err == nil {
 		t.Error("Unpack of garbage: no error")
+	}
+}
+
+// Blobs written before Pack moved to klauspost's gzip (backups and
+// sources of runs started by an earlier Upshift) still unpack, and what
+// Pack writes now reads with the standard library: the format is gzip.
+func TestPackIsPlainGzipBothWays(t *testing.T) {
+	raw := []byte(strings.Repeat("apiVersion: apiextensions.k8s.io/v1\n", 500))
+	var old bytes.Buffer
+	zw := stdgzip.NewWriter(&old)
+	if _, err := zw.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Unpack(old.Bytes()); err != nil || !bytes.Equal(back, raw) {
+		t.Fatalf("Unpack of a compress/gzip blob: %v", err)
+	}
+	packed, err := Pack(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := stdgzip.NewReader(bytes.NewReader(packed))
+	if err != nil {
+		t.Fatalf("compress/gzip reads Pack's output: %v", err)
+	}
+	if back, err := io.ReadAll(zr); err != nil || !bytes.Equal(back, raw) {
+		t.Fatalf("compress/gzip reads Pack's output: %v", err)
 	}
 }

@@ -32,6 +32,7 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	p.packAhead()
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	pf.readLiveCRDs(ctx)
+	pf.readWorkloads(ctx)
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -64,6 +65,7 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	for i, g := range p.Plan.Spec.Checks {
 		pf.gate(ctx, field.NewPath("spec").Child("checks").Index(i), -1, g)
 	}
+	pf.compareStoredVersions(ctx)
 	pf.runNeeds(ctx)
 	pf.freezeReach()
 	pf.reviewAccess(ctx)
@@ -130,8 +132,16 @@ type preflight struct {
 	// with the live one.
 	crdsSeen map[string]bool
 	// liveCRDs are the plan's CRDs as the cluster has them, read together
-	// up front (liveCRDs.go).
+	// while preflight walks the plan (preflight_livecrds.go); crdsRead is
+	// closed once they are.
 	liveCRDs map[string]liveCRD
+	crdsRead chan struct{}
+	// crdWrites are the plan's first write of each CRD, compared with the
+	// live one once the walk is done.
+	crdWrites []crdWrite
+	// workloads are the image steps' workloads, read together while
+	// preflight walks the plan (preflight_workloads.go).
+	workloads map[workloadKey]*liveWorkload
 	// targets are each stage's objects, as its backup takes them, listed
 	// once for its envKept gates (nil: not listable).
 	targets map[int][]step.Ref
@@ -211,7 +221,7 @@ func (pf *preflight) objects(ctx context.Context, path *field.Path, objs []*unst
 			continue
 		}
 		if isCRD(o) {
-			pf.storedVersions(ctx, path, o)
+			pf.storedVersions(path, o)
 		}
 		ns := o.GetNamespace()
 		what := fmt.Sprintf("%s (%s %s)", path, strings.ToLower(gvk.Kind), join(ns, o.GetName()))
@@ -298,7 +308,7 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 		pf.need(verb, gvr, s.Namespace, what)
 	}
 	pf.workloadReads(gvk, s.Namespace, what)
-	obj, err := pf.s.deps.Dynamic.Resource(gvr).Namespace(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+	obj, err := pf.workload(ctx, gvr, s.Namespace, s.Name)
 	if apierrors.IsNotFound(err) {
 		_, nerr := pf.s.planCS.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
 		switch {

@@ -56,7 +56,7 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 	}
 	for _, o := range rendered {
 		if isCRD(o) {
-			pf.storedVersions(ctx, p.Child("chart"), o)
+			pf.storedVersions(p.Child("chart"), o)
 		}
 	}
 	for _, r := range refs {

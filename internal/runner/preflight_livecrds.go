@@ -15,13 +15,15 @@ type liveCRD struct {
 	err error
 }
 
-// readLiveCRDs reads every CRD the plan writes, eight at a time:
-// preflight compares each with the plan's, and a platform ships tens of
-// them (Liqo 28), which read one after the other made the user wait a
-// round trip each before the run began.
+// readLiveCRDs starts reading every CRD the plan writes, eight at a
+// time, while the rest of preflight goes on: preflight compares each with
+// the plan's once it has walked the plan (compareStoredVersions), and a
+// platform ships tens of them (Liqo 28), which read one after the other,
+// or before everything else, made the user wait before the run began.
 func (pf *preflight) readLiveCRDs(ctx context.Context) {
 	seen := map[string]bool{}
 	pf.liveCRDs = map[string]liveCRD{}
+	pf.crdsRead = make(chan struct{})
 	var mu sync.Mutex
 	var g errgroup.Group
 	g.SetLimit(8)
@@ -41,11 +43,15 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 			})
 		}
 	}
-	_ = g.Wait()
+	go func() {
+		_ = g.Wait()
+		close(pf.crdsRead)
+	}()
 }
 
 // liveCRD is the CRD read up front, or read now if it was not.
 func (pf *preflight) liveCRD(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	<-pf.crdsRead
 	if l, ok := pf.liveCRDs[name]; ok {
 		return l.obj, l.err
 	}

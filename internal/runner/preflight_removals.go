@@ -23,36 +23,50 @@ func isCRD(o *unstructured.Unstructured) bool {
 	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
 }
 
-// storedVersions refuses a CRD that drops a version its live copy still
-// lists in status.storedVersions: the API server would refuse the update
-// anyway, but mid-run, after earlier stages changed things. Only the
-// plan's first write of a CRD is compared with the live one: a later write
-// follows the plan's own changes (a Job between them may migrate), which
-// preflight cannot foresee.
-func (pf *preflight) storedVersions(ctx context.Context, path *field.Path, next *unstructured.Unstructured) {
+// crdWrite is the plan's first write of a CRD, where it is in the plan.
+type crdWrite struct {
+	path *field.Path
+	next *unstructured.Unstructured
+}
+
+// storedVersions notes the plan's first write of a CRD, for
+// compareStoredVersions. Only that write is compared with the live CRD: a
+// later write follows the plan's own changes (a Job between them may
+// migrate), which preflight cannot foresee.
+func (pf *preflight) storedVersions(path *field.Path, next *unstructured.Unstructured) {
 	name := next.GetName()
 	if pf.crdsSeen[name] {
 		return
 	}
 	pf.crdsSeen[name] = true
-	live, err := pf.liveCRD(ctx, name)
-	switch {
-	case apierrors.IsNotFound(err):
-		return // a new CRD stores nothing yet
-	case apierrors.IsForbidden(err):
-		return // the access review reports the get the step needs
-	case err != nil:
-		pf.errs = append(pf.errs, field.InternalError(path, fmt.Errorf("get CustomResourceDefinition %s to compare its stored versions: %w", name, err)))
-		return
-	}
-	drops := apiremovals.DroppedStoredVersions(live, next)
-	if len(drops) == 0 {
-		return
-	}
-	n, countErr := pf.countObjects(ctx, live)
-	for _, d := range drops {
-		d.Objects, d.CountErr = n, countErr
-		pf.errs = append(pf.errs, field.Invalid(path, name, d.String()))
+	pf.crdWrites = append(pf.crdWrites, crdWrite{path: path, next: next})
+}
+
+// compareStoredVersions refuses a CRD that drops a version its live copy
+// still lists in status.storedVersions: the API server would refuse the
+// update anyway, but mid-run, after earlier stages changed things.
+func (pf *preflight) compareStoredVersions(ctx context.Context) {
+	for _, w := range pf.crdWrites {
+		name := w.next.GetName()
+		live, err := pf.liveCRD(ctx, name)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue // a new CRD stores nothing yet
+		case apierrors.IsForbidden(err):
+			continue // the access review reports the get the step needs
+		case err != nil:
+			pf.errs = append(pf.errs, field.InternalError(w.path, fmt.Errorf("get CustomResourceDefinition %s to compare its stored versions: %w", name, err)))
+			continue
+		}
+		drops := apiremovals.DroppedStoredVersions(live, w.next)
+		if len(drops) == 0 {
+			continue
+		}
+		n, countErr := pf.countObjects(ctx, live)
+		for _, d := range drops {
+			d.Objects, d.CountErr = n, countErr
+			pf.errs = append(pf.errs, field.Invalid(w.path, name, d.String()))
+		}
 	}
 }
 

@@ -202,7 +202,7 @@ func gaps(all []localcluster.AuditEvent, tool window, rs []rollout) []string {
 				count[k]++
 			}
 		}
-		if to.Sub(from) > 100*time.Millisecond {
+		if to.Sub(from) > 30*time.Millisecond {
 			for _, e := range evs {
 				if !e.RequestReceivedTimestamp.Before(from) && e.RequestReceivedTimestamp.Before(to) {
 					out = append(out, fmt.Sprintf("    +%s %s %s (%s)", e.RequestReceivedTimestamp.Sub(evs[0].RequestReceivedTimestamp).Round(time.Millisecond), e.Verb, e.Object(), e.StageTimestamp.Sub(e.RequestReceivedTimestamp).Round(time.Millisecond)))
