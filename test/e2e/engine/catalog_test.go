@@ -171,7 +171,8 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 	r = w.mustExit(2, nil, append([]string{"upgrade", "--to", "1.3.0", "--catalog", bad, "--report", reportFile}, fastLease...)...)
 	mustContain(t, "upgrade with a broken 1.2.0", r.stdout,
 		"1.0.0 → 1.1.1  hops-1.1.1  Succeeded",
-		"1.1.1 → 1.2.0  hops-1.2.0  RolledBack")
+		"1.1.1 → 1.2.0  hops-1.2.0  RolledBack",
+		"1.2.0 → 1.3.0              not run")
 	mustContain(t, "upgrade with a broken 1.2.0", r.stderr, "run hops-1.2.0 failed and was rolled back, restore verified", "CrashLoopBackOff")
 	mustContain(t, "upgrade with a broken 1.2.0", r.stdout, "report: upshift report hops-1.1.1 hops-1.2.0")
 	md, err := os.ReadFile(reportFile)
@@ -179,10 +180,12 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, "the upgrade's report", string(md),
-		"# Upgrade report: 1.0.0 → 1.2.0", "**Reached:** 1.1.1",
-		"at hop 2 of 2 (run hops-1.2.0, 1.1.1 → 1.2.0): rolled back, restore verified",
+		"# Upgrade report: 1.0.0 → 1.3.0", "**To:** 1.3.0\n", "**Reached:** 1.1.1", "**Hops:** 3 (2 run, 1 not run)",
+		"at hop 2 of 3 (run hops-1.2.0, 1.1.1 → 1.2.0): rolled back, restore verified",
 		"| 1 | hops-1.1.1 | 1.0.0 | 1.1.1 | Succeeded |",
-		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | RolledBack |")
+		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | RolledBack |",
+		"| 3 |  | 1.2.0 | 1.3.0 | not run |",
+		"## Hop 3: not run (1.2.0 → 1.3.0)")
 	if v, img := w.hopsVersion(); v != "1.1.1" || img != "example.com/hops/controller:v1.1.1" {
 		t.Errorf("after hop 2 rolled back the platform says %s, %s; want hop 1's 1.1.1", v, img)
 	}
