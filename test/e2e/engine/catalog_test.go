@@ -197,6 +197,49 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 	}
 }
 
+// TestUpgradeToRunsThreeHops: one `upgrade --to` from 1.0.0 through the
+// required stop to 1.3.0, past a patch and a minor's earlier release:
+// three hops, each its own run Succeeded, the platform at 1.3.0, and the
+// --report saying the target was reached in 3 hops.
+func TestUpgradeToRunsThreeHops(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	cat := w.writeHopsCatalog("")
+	w.mustExit(0, nil, "upgrade", "--to", "1.0.0", "--catalog", cat, "--install")
+
+	reportFile := filepath.Join(t.TempDir(), "upgrade.md")
+	r := w.mustExit(0, nil, append([]string{"upgrade", "--to", "1.3.0", "--catalog", cat, "--report", reportFile}, fastLease...)...)
+	mustContain(t, "the upgrade", r.stdout,
+		"1.0.0 → 1.1.1  hops-1.1.1  Succeeded",
+		"1.1.1 → 1.2.0  hops-1.2.0  Succeeded",
+		"1.2.0 → 1.3.0  hops-1.3.0  Succeeded",
+		"report: upshift report hops-1.1.1 hops-1.2.0 hops-1.3.0")
+	if strings.Contains(r.stdout, "  not run") {
+		t.Errorf("a hop is listed as not run after the target was reached:\n%s", r.stdout)
+	}
+	for _, name := range []string{"hops-1.1.1", "hops-1.2.0", "hops-1.3.0"} {
+		if run := w.run(name); run.Status.Phase != v1alpha1.RunSucceeded {
+			t.Errorf("run %s is %s, want Succeeded", name, run.Status.Phase)
+		}
+	}
+	if v, img := w.hopsVersion(); v != "1.3.0" || img != "example.com/hops/controller:v1.3.0" {
+		t.Errorf("after the upgrade the platform says %s, %s; want 1.3.0", v, img)
+	}
+	md, err := os.ReadFile(reportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the upgrade's report", string(md),
+		"# Upgrade report: 1.0.0 → 1.3.0", "**Reached:** 1.3.0",
+		"Succeeded: reached version 1.3.0 in 3 hop(s)", "**Hops:** 3\n",
+		"| 1 | hops-1.1.1 | 1.0.0 | 1.1.1 | Succeeded |",
+		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | Succeeded |",
+		"| 3 | hops-1.3.0 | 1.2.0 | 1.3.0 | Succeeded |")
+	if strings.Contains(string(md), "| not run |") {
+		t.Errorf("the report lists a hop as not run:\n%s", md)
+	}
+}
+
 // TestUpgradeToResumesAKilledHop: `upgrade --to` killed (SIGKILL) in the
 // middle of hop 2, its version sources half-way; the same command again
 // resumes hop 2 from the plan saved with its run, then runs hop 3.
