@@ -69,6 +69,12 @@ every output.`,
 				_, err = fmt.Fprint(w, redact.Text(report.Markdown(rep, reportCommand)))
 				return err
 			}
+			// The runs' records keep their own hop alone (spec.plan's
+			// version, spec.fromVersion): not the target the upgrade was
+			// asked for nor the path solved for it, which only the
+			// driver knew. So the report goes as far as the runs named
+			// and says its target is the last hop's; upgrade --report
+			// and the end of upgrade show the hops not run.
 			up := report.BuildUpgrade(runs...)
 			if output != "markdown" {
 				return printObject(w, up, output)

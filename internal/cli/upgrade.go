@@ -1,18 +1,16 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/plan"
@@ -91,7 +89,7 @@ aborted; run it again to go on).`,
 			view.stop()
 			out := &upgradeOutput{cmd: cmd, output: rf.output, reportFile: reportFile, target: cf.to}
 			if err != nil {
-				_ = out.report(res.Hops, nil)
+				_ = out.report(res, nil)
 				return cf.explain(cat, err)
 			}
 			return out.finish(res, cf.againCommand())
@@ -122,7 +120,7 @@ func (o *upgradeOutput) finish(res *upgrade.Result, again string) error {
 			fmt.Fprintln(o.cmd.ErrOrStderr(), redact.Text(last.Decision.Reason+decisionHint(last.Decision)))
 		}
 	}
-	if err := o.report(res.Hops, last); err != nil {
+	if err := o.report(res, last); err != nil {
 		return err
 	}
 	if last == nil {
@@ -138,10 +136,12 @@ func (o *upgradeOutput) finish(res *upgrade.Result, again string) error {
 	return &exitError{code: code, err: errors.New(whatNext(last, code, again))}
 }
 
-// report prints the hops driven: a table, with the last run's detail when
-// it stopped; with -o, the hops as data. --report gets the report.
-func (o *upgradeOutput) report(hops []upgrade.Hop, last *runner.Outcome) error {
+// report prints the hops driven and those of the path not run: a table,
+// with the last run's detail when it stopped; with -o, the hops as data.
+// --report gets the report.
+func (o *upgradeOutput) report(res *upgrade.Result, last *runner.Outcome) error {
 	w := o.cmd.OutOrStdout()
+	hops, notRun := res.Hops, res.NotRun()
 	if o.output != "" {
 		shown := make([]upgrade.Hop, len(hops))
 		for i, h := range hops {
@@ -151,14 +151,15 @@ func (o *upgradeOutput) report(hops []upgrade.Hop, last *runner.Outcome) error {
 		if err := printObject(w, struct {
 			Target string        `json:"target"`
 			Hops   []upgrade.Hop `json:"hops"`
-		}{o.target, shown}, o.output); err != nil {
+			NotRun []upgrade.Hop `json:"notRun,omitempty"`
+		}{o.target, shown, notRun}, o.output); err != nil {
 			return err
 		}
 	} else {
 		if last != nil && last.Run != nil {
 			printRunSummary(w, last.Run)
 		}
-		printHops(w, hops)
+		printHops(w, hops, notRun)
 		if len(hops) > 0 {
 			names := make([]string, len(hops))
 			for i, h := range hops {
@@ -167,43 +168,17 @@ func (o *upgradeOutput) report(hops []upgrade.Hop, last *runner.Outcome) error {
 			fmt.Fprintf(w, "report: upshift report %s\n", strings.Join(names, " "))
 		}
 	}
-	return o.writeReport(hops)
+	return o.writeReport(res)
 }
 
-// writeReport writes the hops' report to --report: Markdown, or JSON for
-// a .json file.
-func (o *upgradeOutput) writeReport(hops []upgrade.Hop) error {
-	if o.reportFile == "" || len(hops) == 0 {
-		return nil
-	}
-	runs := make([]*v1alpha1.UpgradeRun, len(hops))
-	for i, h := range hops {
-		runs[i] = h.Run
-	}
-	up := report.BuildUpgrade(runs...)
-	var b []byte
-	if strings.HasSuffix(o.reportFile, ".json") {
-		var buf bytes.Buffer
-		if err := printObject(&buf, up, "json"); err != nil {
-			return err
-		}
-		b = buf.Bytes()
-	} else {
-		b = []byte(redact.Text(report.UpgradeMarkdown(up, reportCommand)))
-	}
-	if err := os.WriteFile(o.reportFile, b, 0o644); err != nil {
-		return fmt.Errorf("--report: %w", err)
-	}
-	return nil
-}
-
-func printHops(w io.Writer, done []upgrade.Hop) {
+// printHops is a table of the hops driven, then of those not run.
+func printHops(w io.Writer, done, notRun []upgrade.Hop) {
 	if len(done) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOP\tRUN\tPHASE\tTOOK")
-	for _, h := range done {
+	for _, h := range slices.Concat(done, notRun) {
 		hop := "install " + h.To
 		switch {
 		case h.Resumed:
@@ -211,7 +186,7 @@ func printHops(w io.Writer, done []upgrade.Hop) {
 		case h.From != "":
 			hop = h.From + " → " + h.To
 		}
-		name, phase, d := "", "", ""
+		name, phase, d := "", report.NotRunOutcome, ""
 		if h.Run != nil {
 			name, phase, d = h.Run.Name, string(h.Run.Status.Phase), took(h.Run.Status.StartedAt, h.Run.Status.FinishedAt)
 		}

@@ -29,14 +29,27 @@ func UpgradeMarkdown(u Upgrade, command CommandFunc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Upgrade report: %s → %s\n\n", text(u.From), text(u.To))
 	item(&b, "From", u.From)
-	item(&b, "To", u.To)
+	to := u.To
+	if !u.Planned {
+		// `upshift report` reads the runs alone, whose records keep
+		// their own hop and not the upgrade's target.
+		to += " (the last hop's: the runs' records do not keep the version the upgrade was asked for)"
+	}
+	item(&b, "To", to)
 	item(&b, "Reached", u.Reached)
 	item(&b, "Outcome", fmt.Sprintf("%s: %s", u.Phase, u.Summary))
-	item(&b, "Hops", fmt.Sprint(len(u.Hops)))
+	hops := fmt.Sprint(len(u.Hops) + len(u.NotRun))
+	if len(u.NotRun) > 0 {
+		hops += fmt.Sprintf(" (%d run, %d not run)", len(u.Hops), len(u.NotRun))
+	}
+	item(&b, "Hops", hops)
 	timingItems(&b, u.Timing)
 	b.WriteString("\n## Hops\n\n| Hop | Run | From | To | Outcome | Took |\n|---|---|---|---|---|---|\n")
 	for i, h := range u.Hops {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", i+1, cell(h.Name), cell(h.From), cell(h.To), cell(string(h.Phase)), took(h.Duration))
+	}
+	for _, h := range u.NotRun {
+		fmt.Fprintf(&b, "| %d |  | %s | %s | %s |  |\n", h.Hop, cell(h.From), cell(h.To), NotRunOutcome)
 	}
 	b.WriteString("\n")
 	if len(u.Warnings) > 0 {
@@ -48,6 +61,9 @@ func UpgradeMarkdown(u Upgrade, command CommandFunc) string {
 		fmt.Fprintf(&b, "## Hop %d: run %s (%s → %s)\n\n", i+1, text(h.Name), text(h.From), text(h.To))
 		overview(&b, h)
 		runSections(&b, h, 3)
+	}
+	for _, h := range u.NotRun {
+		fmt.Fprintf(&b, "## Hop %d: %s (%s → %s)\n\nNo run: the upgrade stopped before this hop.\n\n", h.Hop, NotRunOutcome, text(h.From), text(h.To))
 	}
 	return b.String()
 }

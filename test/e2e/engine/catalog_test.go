@@ -171,7 +171,8 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 	r = w.mustExit(2, nil, append([]string{"upgrade", "--to", "1.3.0", "--catalog", bad, "--report", reportFile}, fastLease...)...)
 	mustContain(t, "upgrade with a broken 1.2.0", r.stdout,
 		"1.0.0 → 1.1.1  hops-1.1.1  Succeeded",
-		"1.1.1 → 1.2.0  hops-1.2.0  RolledBack")
+		"1.1.1 → 1.2.0  hops-1.2.0  RolledBack",
+		"1.2.0 → 1.3.0              not run")
 	mustContain(t, "upgrade with a broken 1.2.0", r.stderr, "run hops-1.2.0 failed and was rolled back, restore verified", "CrashLoopBackOff")
 	mustContain(t, "upgrade with a broken 1.2.0", r.stdout, "report: upshift report hops-1.1.1 hops-1.2.0")
 	md, err := os.ReadFile(reportFile)
@@ -179,10 +180,12 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, "the upgrade's report", string(md),
-		"# Upgrade report: 1.0.0 → 1.2.0", "**Reached:** 1.1.1",
-		"at hop 2 of 2 (run hops-1.2.0, 1.1.1 → 1.2.0): rolled back, restore verified",
+		"# Upgrade report: 1.0.0 → 1.3.0", "**To:** 1.3.0\n", "**Reached:** 1.1.1", "**Hops:** 3 (2 run, 1 not run)",
+		"at hop 2 of 3 (run hops-1.2.0, 1.1.1 → 1.2.0): rolled back, restore verified",
 		"| 1 | hops-1.1.1 | 1.0.0 | 1.1.1 | Succeeded |",
-		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | RolledBack |")
+		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | RolledBack |",
+		"| 3 |  | 1.2.0 | 1.3.0 | not run |",
+		"## Hop 3: not run (1.2.0 → 1.3.0)")
 	if v, img := w.hopsVersion(); v != "1.1.1" || img != "example.com/hops/controller:v1.1.1" {
 		t.Errorf("after hop 2 rolled back the platform says %s, %s; want hop 1's 1.1.1", v, img)
 	}
@@ -191,6 +194,49 @@ func TestUpgradeToStopsAtTheFailedHop(t *testing.T) {
 	}
 	if r := w.upshift(nil, "status", "hops-1.3.0"); r.code == 0 {
 		t.Errorf("hop 3 ran after hop 2 failed: %s", r)
+	}
+}
+
+// TestUpgradeToRunsThreeHops: one `upgrade --to` from 1.0.0 through the
+// required stop to 1.3.0, past a patch and a minor's earlier release:
+// three hops, each its own run Succeeded, the platform at 1.3.0, and the
+// --report saying the target was reached in 3 hops.
+func TestUpgradeToRunsThreeHops(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	cat := w.writeHopsCatalog("")
+	w.mustExit(0, nil, "upgrade", "--to", "1.0.0", "--catalog", cat, "--install")
+
+	reportFile := filepath.Join(t.TempDir(), "upgrade.md")
+	r := w.mustExit(0, nil, append([]string{"upgrade", "--to", "1.3.0", "--catalog", cat, "--report", reportFile}, fastLease...)...)
+	mustContain(t, "the upgrade", r.stdout,
+		"1.0.0 → 1.1.1  hops-1.1.1  Succeeded",
+		"1.1.1 → 1.2.0  hops-1.2.0  Succeeded",
+		"1.2.0 → 1.3.0  hops-1.3.0  Succeeded",
+		"report: upshift report hops-1.1.1 hops-1.2.0 hops-1.3.0")
+	if strings.Contains(r.stdout, "  not run") {
+		t.Errorf("a hop is listed as not run after the target was reached:\n%s", r.stdout)
+	}
+	for _, name := range []string{"hops-1.1.1", "hops-1.2.0", "hops-1.3.0"} {
+		if run := w.run(name); run.Status.Phase != v1alpha1.RunSucceeded {
+			t.Errorf("run %s is %s, want Succeeded", name, run.Status.Phase)
+		}
+	}
+	if v, img := w.hopsVersion(); v != "1.3.0" || img != "example.com/hops/controller:v1.3.0" {
+		t.Errorf("after the upgrade the platform says %s, %s; want 1.3.0", v, img)
+	}
+	md, err := os.ReadFile(reportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the upgrade's report", string(md),
+		"# Upgrade report: 1.0.0 → 1.3.0", "**Reached:** 1.3.0",
+		"Succeeded: reached version 1.3.0 in 3 hop(s)", "**Hops:** 3\n",
+		"| 1 | hops-1.1.1 | 1.0.0 | 1.1.1 | Succeeded |",
+		"| 2 | hops-1.2.0 | 1.1.1 | 1.2.0 | Succeeded |",
+		"| 3 | hops-1.3.0 | 1.2.0 | 1.3.0 | Succeeded |")
+	if strings.Contains(string(md), "| not run |") {
+		t.Errorf("the report lists a hop as not run:\n%s", md)
 	}
 }
 
