@@ -85,10 +85,8 @@ func (pf *preflight) resourceServed(group, resource string) (bool, error) {
 	}
 	_, err := pf.s.deps.Mapper.ResourcesFor(partial)
 	if meta.IsNoMatchError(err) {
-		if r, ok := pf.s.deps.Mapper.(meta.ResettableRESTMapper); ok {
-			r.Reset()
-			_, err = pf.s.deps.Mapper.ResourcesFor(partial)
-		}
+		pf.s.deps.Mapper.Reset()
+		_, err = pf.s.deps.Mapper.ResourcesFor(partial)
 	}
 	if meta.IsNoMatchError(err) {
 		return false, nil

@@ -123,11 +123,7 @@ func (w *world) assertNotRepeated(t *testing.T, n int, atKill *v1alpha1.UpgradeR
 // reaches the target; the recorded backup restores correctly on rollback.
 func TestCrashDuringBackupWrite(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, localcluster.Options{})
-	w.installPlatform()
-	before := w.capture()
-	no := false
-	plan := w.upgradePlan(planOptions{webTag: "2.0.0-broken", autoRollback: &no})
+	w, before, plan := brokenWebWithoutRollback(t)
 	killed := w.upshift([]string{runner.KillDuringBackupEnv + "=workloads"}, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if killed.code != -9 {
 		t.Fatalf("want SIGKILL during the backup, got %s", killed)
@@ -159,11 +155,7 @@ func TestCrashDuringBackupWrite(t *testing.T) {
 // would hold the step's change: the rollback restores web as it was.
 func TestStepStartedBeforeItsBackupWasRecorded(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, localcluster.Options{})
-	w.installPlatform()
-	before := w.capture()
-	no := false
-	plan := w.upgradePlan(planOptions{webTag: "2.0.0-broken", autoRollback: &no})
+	w, before, plan := brokenWebWithoutRollback(t)
 	env := []string{runner.KillAfterStepWriteEnv + "=web", runner.SlowSavesEnv + "=2s"}
 	killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if killed.code != -9 {
@@ -179,4 +171,15 @@ func TestStepStartedBeforeItsBackupWasRecorded(t *testing.T) {
 	w.mustExit(3, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
 	w.mustExit(0, nil, "rollback", "shop-2.0.0")
 	w.assertRestored(before)
+}
+
+// brokenWebWithoutRollback installs the platform on a fresh cluster and
+// writes the plan that breaks web and stops for an operator instead of
+// rolling back: what the crash tests kill and then roll back by hand.
+func brokenWebWithoutRollback(t *testing.T) (*world, capture, string) {
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	before := w.capture()
+	no := false
+	return w, before, w.upgradePlan(planOptions{webTag: "2.0.0-broken", autoRollback: &no})
 }
