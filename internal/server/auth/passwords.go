@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -75,6 +76,11 @@ func PasswordsFromFiles(adminFile, viewerFile string) (*Passwords, error) {
 // of a Secret.
 func PasswordsFromSecret(ctx context.Context, cs kubernetes.Interface, namespace, name string) (*Passwords, error) {
 	s, err := cs.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// The operator's next step is to create it: say how, with the keys.
+		return nil, fmt.Errorf("--password-secret %s/%s: %w; create it: kubectl create secret generic %s -n %s --from-file=%s=ADMIN_FILE [--from-file=%s=VIEWER_FILE]",
+			namespace, name, err, name, namespace, SecretKeyPassword, SecretKeyViewerPassword)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--password-secret %s/%s: %w", namespace, name, err)
 	}

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	upshiftserver "github.com/upshift-dev/upshift/internal/server"
 )
 
@@ -148,5 +151,66 @@ func TestServeWithTheOperatorsCertificate(t *testing.T) {
 	}
 	if out, err := runBinary(e, "serve", "--tls-cert", files.Cert, "--password-file", filepath.Join(e.passDir, "admin"), "--runs-namespace", e.runsNS, "--listen", "127.0.0.1:0"); err == nil || !strings.Contains(out, "--tls-cert and --tls-key go together") {
 		t.Errorf("--tls-cert alone: %v\n%s", err, out)
+	}
+}
+
+// TestServeWithPasswordsFromASecret: --password-secret NAMESPACE/NAME
+// reads the admin password under the Secret's key password and the
+// viewer's under viewerPassword (docs/api.md); each logs in as its role,
+// and the viewer may not act. A missing Secret, or a Secret without the
+// admin's key, is refused before anything is served, with an error that
+// names what is missing and how to add it.
+func TestServeWithPasswordsFromASecret(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns, catalog, _ := e.platform()
+	const name = "upshift-passwords"
+	e.passwordSecret = ns + "/" + name
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", e.stateDir, "--runs-namespace", e.runsNS, "--catalog", catalog},
+		e.passwordFlags()...)
+	refused := func(why string, says ...string) {
+		t.Helper()
+		out, err := runBinary(e, args...)
+		if err == nil || strings.Contains(out, "serving ") {
+			t.Fatalf("%s: upshift serve = %v, want it refused before serving:\n%s", why, err, out)
+		}
+		for _, s := range says {
+			if !strings.Contains(out, s) {
+				t.Errorf("%s: the error lacks %q:\n%s", why, s, out)
+			}
+		}
+	}
+
+	refused("no Secret", e.passwordSecret, "not found",
+		"kubectl create secret generic "+name+" -n "+ns+" --from-file=password=")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Data: map[string][]byte{"viewerPassword": []byte(viewerPassword)}}
+	if _, err := e.cs.CoreV1().Secrets(ns).Create(e.ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refused("no admin key", e.passwordSecret, `no key "password"`, "add the admin password under it")
+
+	// With a file's trailing newline, as kubectl --from-file keeps it: the
+	// admin still logs in with the password alone.
+	secret.Data["password"] = []byte(adminPassword + "\n")
+	if _, err := e.cs.CoreV1().Secrets(ns).Update(e.ctx, secret, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := e.serve("--catalog", catalog)
+	tokens := map[string]string{}
+	for role, password := range map[string]string{"admin": adminPassword, "viewer": viewerPassword} {
+		var login struct{ Token, Role string }
+		s.must(http.StatusOK, "POST", "/api/auth/login", "", map[string]string{"password": password}, &login)
+		if login.Role != role {
+			t.Errorf("the %s password logged in as %q", role, login.Role)
+		}
+		tokens[role] = login.Token
+	}
+	s.must(http.StatusOK, "GET", "/api/runs", tokens["viewer"], nil, nil)
+	if code, body := s.call("POST", "/api/runs/no-such-run/approve", tokens["viewer"], map[string]string{}); code != http.StatusForbidden {
+		t.Errorf("a viewer's approval = %d %s, want 403", code, body)
+	}
+	if code, body := s.call("POST", "/api/runs/no-such-run/approve", tokens["admin"], map[string]string{}); code != http.StatusNotFound {
+		t.Errorf("an admin's approval of no run = %d %s, want 404 (allowed, no such run)", code, body)
 	}
 }

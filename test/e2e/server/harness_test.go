@@ -47,6 +47,9 @@ type env struct {
 	runsNS     string
 	stateDir   string
 	passDir    string
+	// passwordSecret, when set (NAMESPACE/NAME), is where the server
+	// reads its passwords instead of the files in passDir.
+	passwordSecret string
 }
 
 func newEnv(t *testing.T) *env {
@@ -104,9 +107,8 @@ func (e *env) serve(args ...string) *server {
 // serveEnv is serve with more environment (a failpoint).
 func (e *env) serveEnv(extraEnv []string, args ...string) *server {
 	e.t.Helper()
-	all := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", e.stateDir,
-		"--password-file", filepath.Join(e.passDir, "admin"), "--viewer-password-file", filepath.Join(e.passDir, "viewer"),
-		"--runs-namespace", e.runsNS}, args...)
+	all := append(append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", e.stateDir, "--runs-namespace", e.runsNS},
+		e.passwordFlags()...), args...)
 	cmd := exec.Command(e.bin, all...)
 	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+e.kubeconfig), extraEnv...)
 	stdout, err := cmd.StdoutPipe()
@@ -149,6 +151,14 @@ func (e *env) serveEnv(extraEnv []string, args ...string) *server {
 		e.t.Fatalf("upshift serve did not start:\n%s", s.log)
 	}
 	return s
+}
+
+// passwordFlags say where the server reads its passwords.
+func (e *env) passwordFlags() []string {
+	if e.passwordSecret != "" {
+		return []string{"--password-secret", e.passwordSecret}
+	}
+	return []string{"--password-file", filepath.Join(e.passDir, "admin"), "--viewer-password-file", filepath.Join(e.passDir, "viewer")}
 }
 
 // kill ends the server with SIGKILL, as a crash would.
@@ -260,9 +270,11 @@ func (s *server) waitFor(path, token, what string, cond func(progress) bool) pro
 
 var metaGet = metav1.GetOptions{}
 
-// runBinary runs upshift to its end and returns its combined output.
+// runBinary runs upshift to its end and returns its combined output; a
+// command that never ends (a server that should have refused to start)
+// is killed at the test's deadline.
 func runBinary(e *env, args ...string) (string, error) {
-	cmd := exec.Command(e.bin, args...)
+	cmd := exec.CommandContext(e.ctx, e.bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.kubeconfig)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
