@@ -3,11 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/redact"
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/redact"
 
 	"github.com/upshift-dev/upshift/internal/report"
 	"github.com/upshift-dev/upshift/internal/runner"
