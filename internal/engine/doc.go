@@ -11,16 +11,14 @@
 //		engine.Complete(run, a, o, now)  // record the outcome; save
 //	}
 //
-// Every Begin and Complete is a transition that the driver saves, so a
-// process killed at any point resumes from the last saved transition: a
-// step that was started and not recorded as finished is entered again
-// (executors are idempotent), a succeeded step never is. Saves go out one
-// at a time while the driver goes on recording; what may start before the
-// save of its Begin lands is said in Driver.Drive.
+// Every Begin and Complete is a transition that the driver saves before it
+// goes on, so a process killed at any point resumes from the last saved
+// transition: a step that was started and not recorded as finished is
+// entered again (executors are idempotent), a succeeded step never is.
 //
 // Rules:
 //   - A stage is backed up once per run attempt, before its first change; a
-//     stage not saved as begun changed nothing.
+//     stage whose backup is not recorded changed nothing.
 //   - A failed step or blocking gate fails its stage. With autoRollback the
 //     run then rolls back; without, it stops as Failed for an operator.
 //   - Rollback undoes every stage that has a backup, last stage first. A

@@ -24,11 +24,7 @@ type Actor interface {
 }
 
 // Saver persists the run after each transition. An error stops the drive:
-// the run must not go on unless its progress is saved. Save gets a copy
-// of the run, which it may change (its resourceVersion, what it merges
-// from the stored run); the driver does not read those changes back, so
-// a Saver keeps what it must carry from one save to the next itself.
-// Saves come one at a time, in the order of the transitions they hold.
+// the run must not go on unless its progress is saved.
 type Saver interface {
 	Save(ctx context.Context, r *v1alpha1.UpgradeRun) error
 }
@@ -63,25 +59,19 @@ type landed struct {
 
 // Drive moves the run until it is Done or an error stops it. Every
 // transition is saved before anything that follows it changes the
-// platform, or is found again on resume. Saves go out one at a time, each
-// with every transition recorded since the last, while the driver goes on
-// recording: a backup or a gate, which change nothing, starts at once; so
-// does a step of a stage whose backup is taken (Actor finds it again) and
-// whose backup's Begin is saved (the record shows the stage begun, so a
-// rollback covers it); any other action (a restore, a step of a stage with
-// Helm releases, whose starting revisions live in the record alone)
-// starts once the save holding its Begin has landed. A crash resumes from
-// the last save that landed, as a crash a moment earlier would. Actions
-// run one at a time, except the steps of a graph stage, which run side by
-// side as their dependencies allow; the run itself is only touched here,
-// on one goroutine, and each action and save gets a copy.
+// platform, or is found again on resume: a restore starts only once its
+// Begin is saved; a backup or a gate, which change nothing, and a step of
+// a stage whose backup is taken (Actor finds it again) while it is; and a
+// finished action's outcome is saved with the Begin of the action it lets
+// start (one write for both, since nothing touches the cluster between
+// them), or alone when nothing starts. Actions run one at a time, except the steps of a graph stage,
+// which run side by side as their dependencies allow; the run itself is
+// only touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 	inflight := map[Action]context.CancelCauseFunc{}
 	results := make(chan landed)
 	rec := &recorder{observing: d.Observe != nil}
-	sv := &saving{landed: make(chan saveLanded, 1)}
-	var held []begunAction // begun; they start once the save holding their Begin lands
-	var stopped error      // set: no new actions; wait for the flight to land
+	var stopped error // set: no new actions; wait for the flight to land
 	stopAll := func(cause error) {
 		if stopped == nil {
 			stopped = cause
@@ -91,31 +81,41 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		}
 	}
 	for {
+		var begun []begunAction
 		if stopped == nil {
-			begun, err := d.begin(ctx, r, inflight, rec)
-			if err != nil {
+			var err error
+			if begun, err = d.begin(ctx, r, inflight, rec); err != nil {
 				stopAll(err)
 			}
-			if mayStart(r, sv.saved, begun) {
-				for _, b := range begun {
-					d.start(r, b, results)
+		}
+		// A backup or a gate changes nothing of the platform: it starts
+		// while its Begin is being saved. A crash before that save lands
+		// resumes from the save before, as a crash a moment earlier would.
+		// So does a step of a stage whose backup is taken: the Actor finds
+		// that backup again when the resumed run asks for it (Actor's
+		// contract), so the rollback still restores the stage as it was.
+		early := readOnly(begun) || backedUp(r, begun)
+		if early {
+			for _, b := range begun {
+				d.start(r, b, results)
+			}
+		}
+		if err := d.flush(ctx, r, rec); err != nil {
+			if !early {
+				for _, b := range begun { // never started: nothing to wait for
+					b.cancel(err)
+					delete(inflight, b.a)
 				}
-			} else {
-				held = append(held, begun...)
+			}
+			begun = nil
+			stopAll(err)
+		}
+		if !early {
+			for _, b := range begun {
+				d.start(r, b, results)
 			}
 		}
-		if !sv.busy && !sv.failed && len(rec.events) > 0 {
-			d.save(ctx, r, rec, held, sv)
-			held = nil
-		}
-		if sv.failed {
-			for _, b := range held { // their Begin is never saved: never started
-				b.cancel(stopped)
-				delete(inflight, b.a)
-			}
-			held = nil
-		}
-		if len(inflight) == 0 && !sv.busy {
+		if len(inflight) == 0 {
 			if stopped != nil {
 				return stopped
 			}
@@ -126,55 +126,24 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			// remaining steps wait on steps that will not succeed.
 			return fmt.Errorf("run %s: no step of stage %s can start (check dependsOn)", r.Name, r.Status.Stages[Next(r).Stage].Name)
 		}
-		select {
-		case s := <-sv.landed:
-			sv.busy = false
-			if s.err != nil {
-				// Nothing is saved after a save that failed: the run
-				// stays as last saved, for a resume to pick up.
-				sv.failed = true
-				stopAll(s.err)
-			} else {
-				sv.saved = s.run
-				for _, e := range s.events {
-					d.observe(e)
-				}
-			}
-			for _, b := range s.held {
-				if stopped != nil { // never started: nothing to wait for
-					b.cancel(stopped)
-					delete(inflight, b.a)
-					continue
-				}
-				d.start(r, b, results)
-			}
-			// Actions begun while this save was in flight may not need
-			// the next one: a step whose stage this save shows begun.
-			if stopped == nil && mayStart(r, sv.saved, held) {
-				for _, b := range held {
-					d.start(r, b, results)
-				}
-				held = nil
-			}
-		case l := <-results:
-			inflight[l.a](nil)
-			delete(inflight, l.a)
-			switch {
-			case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
-				rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
-				continue
-			case l.err != nil:
-				stopAll(l.err)
-				continue
-			case stopped != nil:
-				continue // draining after an error: record nothing more
-			}
-			rec.record(r, func() { Complete(r, l.a, l.o, d.Now()) }, Event{Action: l.a, Outcome: l.o})
-			if r.Status.Phase != v1alpha1.RunRunning {
-				// The stage failed: stop its other steps before the rollback.
-				for _, cancel := range inflight {
-					cancel(ErrSiblingFailed)
-				}
+		l := <-results
+		inflight[l.a](nil)
+		delete(inflight, l.a)
+		switch {
+		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
+			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
+			continue
+		case l.err != nil:
+			stopAll(l.err)
+			continue
+		case stopped != nil:
+			continue // draining after an error: record nothing more
+		}
+		rec.record(r, func() { Complete(r, l.a, l.o, d.Now()) }, Event{Action: l.a, Outcome: l.o})
+		if r.Status.Phase != v1alpha1.RunRunning {
+			// The stage failed: stop its other steps before the rollback.
+			for _, cancel := range inflight {
+				cancel(ErrSiblingFailed)
 			}
 		}
 	}
@@ -212,34 +181,31 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 	return begun, nil
 }
 
-// mayStart tells whether the begun actions may start before the save
-// holding their Begin lands: each leaves the platform as it is (a backup,
-// a gate), or each is a step of a running stage whose backup is recorded
-// (in memory: its save may be in flight) and holds all a rollback needs,
-// and whose backup's Begin is in the last save that landed (saved). A
-// Helm release's starting revision is kept in the record alone, not with
-// the backup, so a stage with Helm releases waits for that save.
-func mayStart(r, saved *v1alpha1.UpgradeRun, begun []begunAction) bool {
-	if len(begun) == 0 {
-		return false
-	}
-	readOnly, backedUp := true, true
+// readOnly tells whether every begun action leaves the platform as it is.
+func readOnly(begun []begunAction) bool {
 	for _, b := range begun {
 		if b.a.Kind != Backup && b.a.Kind != CheckGate {
-			readOnly = false
-		}
-		if b.a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning {
-			backedUp = false
-			continue
-		}
-		if ref := r.Status.Stages[b.a.Stage].Backup; ref == nil || len(ref.HelmReleases) > 0 {
-			backedUp = false
-		}
-		if saved == nil || len(saved.Status.Stages) <= b.a.Stage || saved.Status.Stages[b.a.Stage].Phase == v1alpha1.PhasePending {
-			backedUp = false
+			return false
 		}
 	}
-	return readOnly || backedUp
+	return len(begun) > 0
+}
+
+// backedUp tells whether every begun action is a step of a running
+// stage whose backup is recorded (in memory: its save may be in flight)
+// and holds all a rollback needs. A Helm release's starting revision is
+// kept in the record alone, not with the backup, so a stage with Helm
+// releases waits for that save.
+func backedUp(r *v1alpha1.UpgradeRun, begun []begunAction) bool {
+	for _, b := range begun {
+		if b.a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning {
+			return false
+		}
+		if ref := r.Status.Stages[b.a.Stage].Backup; ref == nil || len(ref.HelmReleases) > 0 {
+			return false
+		}
+	}
+	return len(begun) > 0
 }
 
 // start runs a begun action on its own goroutine with a copy of the run.
@@ -251,40 +217,22 @@ func (d *Driver) start(r *v1alpha1.UpgradeRun, b begunAction, results chan<- lan
 	}()
 }
 
-// saving is the save in flight, if any, and the run as last saved.
-type saving struct {
-	busy   bool
-	failed bool
-	landed chan saveLanded
-	// saved is the run as the last save that landed wrote it (nil until
-	// one has).
-	saved *v1alpha1.UpgradeRun
-}
-
-// saveLanded is a save's end: the copy it wrote, the transitions it
-// held (to tell the observer), and the actions waiting for it.
-type saveLanded struct {
-	run    *v1alpha1.UpgradeRun
-	events []Event
-	held   []begunAction
-	err    error
-}
-
-// save starts saving a copy of the run with the transitions recorded
-// since the last save; held start once it lands. Nothing recorded is told
-// to the observer before it is saved.
-func (d *Driver) save(ctx context.Context, r *v1alpha1.UpgradeRun, rec *recorder, held []begunAction, sv *saving) {
-	cp := snapshot(r)
+// flush saves the transitions recorded since the last save, if any, then
+// tells the observer about each. Nothing recorded is told before it is
+// saved.
+func (d *Driver) flush(ctx context.Context, r *v1alpha1.UpgradeRun, rec *recorder) error {
+	if len(rec.events) == 0 {
+		return nil
+	}
 	events := rec.events
 	rec.events = nil
-	if n := len(events); n > 0 && events[n-1].Run == r {
-		events[n-1].Run = cp // the observer sees the run as saved
+	if err := d.Saver.Save(ctx, r); err != nil {
+		return err
 	}
-	sv.busy = true
-	go func() {
-		err := d.Saver.Save(ctx, cp)
-		sv.landed <- saveLanded{run: cp, events: events, held: held, err: err}
-	}()
+	for _, e := range events {
+		d.observe(e)
+	}
+	return nil
 }
 
 // recorder holds the transitions made since the last save, as the events

@@ -227,13 +227,7 @@ func (s *scenario) drive(r *v1alpha1.UpgradeRun, fails map[string]bool, killAt, 
 // waits stop the run to wait.
 func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[string]bool, killAt, loseAt int, out *strings.Builder) error {
 	var mu sync.Mutex // graph stages act side by side
-	// The scripted actions end only once the save holding their Begin
-	// has landed, as real ones (seconds long) do against saves of
-	// milliseconds: what each save holds, and so where a kill leaves the
-	// run, is then the same on every run of the scenario.
-	saved := newSavedUpTo(r.Status.Transitions)
 	actor := actorFunc(func(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error) {
-		saved.wait(ctx, r.Status.Transitions)
 		if r.Status.Transitions == loseAt {
 			return Outcome{}, errors.New("lease lost")
 		}
@@ -274,7 +268,6 @@ func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[stri
 			return err
 		}
 		s.saved = b
-		saved.set(r.Status.Transitions)
 		// Kill at the first save that holds transition killAt: a
 		// transition is saved together with the ones that follow it
 		// before any IO.
@@ -550,38 +543,3 @@ var (
 	_ Actor = actorFunc(nil)
 	_ Saver = saverFunc(nil)
 )
-
-// savedUpTo is the last transition a scenario's saver stored, for the
-// scripted actions to wait on.
-type savedUpTo struct {
-	mu      sync.Mutex
-	n       int
-	changed chan struct{}
-}
-
-func newSavedUpTo(n int) *savedUpTo { return &savedUpTo{n: n, changed: make(chan struct{})} }
-
-func (s *savedUpTo) set(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n = n
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// wait returns once transition n is saved, or the action is stopped.
-func (s *savedUpTo) wait(ctx context.Context, n int) {
-	for {
-		s.mu.Lock()
-		done, changed := s.n >= n, s.changed
-		s.mu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
-}

@@ -175,7 +175,6 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
-	slowBackup()
 	ref.HelmReleases = revisions
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -26,36 +25,14 @@ const KillAfterTransitionEnv = "UPSHIFT_TEST_KILL_AFTER_TRANSITION"
 // before the backup is verified and recorded.
 const KillDuringBackupEnv = "UPSHIFT_TEST_KILL_DURING_BACKUP"
 
-// SlowSavesEnv is a test-only failpoint, STAGE=DURATION: the save that
-// first records the named stage's backup waits that long before it is
-// sent, so tests can kill a step that started while that save was in
-// flight. SlowBackupEnv (a duration) delays the end of every backup, so
-// the save of its start lands before it: both together make that
-// interleaving certain.
-const (
-	SlowSavesEnv  = "UPSHIFT_TEST_SLOW_SAVES"
-	SlowBackupEnv = "UPSHIFT_TEST_SLOW_BACKUP"
-)
+// SlowSavesEnv is a test-only failpoint: a duration every save of the
+// record waits before it is sent, so tests can kill a step that started
+// while the save recording its stage's backup was in flight.
+const SlowSavesEnv = "UPSHIFT_TEST_SLOW_SAVES"
 
-// slowSave waits as SlowSavesEnv says when r records the named stage's
-// backup and the last save did not (not at all when unset).
-func (s *saver) slowSave(r *v1alpha1.UpgradeRun) {
-	stage, after, _ := strings.Cut(os.Getenv(SlowSavesEnv), "=")
-	d, err := time.ParseDuration(after)
-	if err != nil {
-		return
-	}
-	for _, st := range r.Status.Stages {
-		if st.Name == stage && st.Backup != nil && !s.slowed {
-			s.slowed = true
-			time.Sleep(d)
-		}
-	}
-}
-
-// slowBackup waits as SlowBackupEnv says (not at all when unset).
-func slowBackup() {
-	if d, err := time.ParseDuration(os.Getenv(SlowBackupEnv)); err == nil {
+// slowSave waits as SlowSavesEnv says (not at all when unset).
+func slowSave() {
+	if d, err := time.ParseDuration(os.Getenv(SlowSavesEnv)); err == nil {
 		time.Sleep(d)
 	}
 }
@@ -81,15 +58,6 @@ type saver struct {
 	leaseCtx context.Context
 	// last is the transition this process saved last.
 	last int
-	// The engine saves copies of the run: what one save learnt is carried
-	// onto the next copy (carry). rv is the run's version as last saved;
-	// approvals and abortRequested, what another process wrote without
-	// the lease and a conflict brought in.
-	rv             string
-	approvals      []v1alpha1.Approval
-	abortRequested bool
-	// slowed: SlowSavesEnv's save was slowed already.
-	slowed bool
 	// onAbort is called when the saved run carries an abort request from
 	// another process.
 	onAbort func()
@@ -102,22 +70,7 @@ type saver struct {
 var _ engine.Saver = (*saver)(nil)
 
 func newSaver(store *runstore.Store, leaseCtx context.Context, r *v1alpha1.UpgradeRun, onAbort func()) *saver {
-	return &saver{store: store, leaseCtx: leaseCtx, last: r.Status.Transitions, rv: r.ResourceVersion, onAbort: onAbort}
-}
-
-// carry puts onto r what earlier saves learnt: the version to save at,
-// and the approvals and abort request other processes wrote (a save
-// without them would take them back out).
-func (s *saver) carry(r *v1alpha1.UpgradeRun) {
-	if s.rv != "" {
-		r.ResourceVersion = s.rv
-	}
-	if len(s.approvals) > len(r.Status.Approvals) {
-		r.Status.Approvals = s.approvals
-	}
-	if s.abortRequested && !ended(r.Status.Phase) {
-		r.Status.AbortRequested = true
-	}
+	return &saver{store: store, leaseCtx: leaseCtx, last: r.Status.Transitions, onAbort: onAbort}
 }
 
 // Save ignores the caller's context on purpose: an interrupted run still
@@ -132,8 +85,7 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 			return fmt.Errorf("run %s not saved as %s: %w; apply resumes it and ends it again", r.Name, r.Status.Phase, err)
 		}
 	}
-	s.carry(r)
-	s.slowSave(r)
+	slowSave()
 	err := s.store.Save(s.leaseCtx, r)
 	if errors.Is(err, runstore.ErrConflict) {
 		// Only `upshift abort` and `upshift approve` write a run they do
@@ -152,14 +104,12 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 		// Approvals are the other thing written without the lease.
 		if len(cur.Status.Approvals) > len(r.Status.Approvals) {
 			r.Status.Approvals = cur.Status.Approvals
-			s.approvals = cur.Status.Approvals
 		}
 		// The request is for a moving run only: copied onto the run's
 		// last save (Aborted, Failed…) it would outlive its attempt and
 		// abort the resumed one the moment it polls.
 		if cur.Status.AbortRequested && !ended(r.Status.Phase) {
 			r.Status.AbortRequested = true
-			s.abortRequested = true
 			if s.onAbort != nil {
 				s.onAbort()
 			}
@@ -169,7 +119,7 @@ func (s *saver) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
 	if err != nil {
 		return fmt.Errorf("save run %s: %w", r.Name, err)
 	}
-	s.last, s.rv = r.Status.Transitions, r.ResourceVersion
+	s.last = r.Status.Transitions
 	failpoint(r)
 	return nil
 }

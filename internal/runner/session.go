@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/clients"
-	"github.com/upshift-dev/upshift/internal/conditions"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -317,10 +315,6 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	err := a.reinstate(actCtx, run, s.opts.Notice)
 	if err == nil {
 		err = drv.Drive(actCtx, run)
-		// The engine saved copies: the run shows the version and the
-		// conditions its saves gave them, as a saved run would.
-		run.ResourceVersion = saver.rv
-		conditions.SetRunStatus(run, metav1.Now())
 	}
 	if err == nil {
 		s.prune(held.Context(), run.Name)

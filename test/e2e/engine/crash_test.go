@@ -156,7 +156,7 @@ func TestCrashDuringBackupWrite(t *testing.T) {
 func TestStepStartedBeforeItsBackupWasRecorded(t *testing.T) {
 	t.Parallel()
 	w, before, plan := brokenWebWithoutRollback(t)
-	env := []string{runner.KillAfterStepWriteEnv + "=web", runner.SlowSavesEnv + "=workloads=2s", runner.SlowBackupEnv + "=500ms"}
+	env := []string{runner.KillAfterStepWriteEnv + "=web", runner.SlowSavesEnv + "=2s"}
 	killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if killed.code != -9 {
 		t.Fatalf("want SIGKILL after web's first write, got %s", killed)
