@@ -5,11 +5,10 @@
 //   - a node pool is the nodes labelled upshift.dev/node-pool=POOL; its
 //     version is their kubelet's (kwok reports the label
 //     upshift.dev/kubelet-version);
-//   - UpgradeNodePool replaces the pool's nodes one by one: cordon, drain
+//   - UpgradeNodePool upgrades the pool's nodes one by one: cordon, drain
 //     with the eviction API (so PodDisruptionBudgets hold; a drain where
-//     no pod leaves the node for DrainTimeout fails the operation), delete the
-//     node, register it again with the new kubelet version, wait until it
-//     is Ready;
+//     no pod leaves the node for DrainTimeout fails the operation), set the
+//     node's kubelet version in place, uncordon, wait until it is Ready;
 //   - the control plane's version is recorded in the ConfigMap
 //     kube-system/upshift-local-plugin (a local API server's binary cannot
 //     change), set by UpgradeMaster after MasterLatency;

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -171,35 +172,35 @@ func daemonPod(pod *corev1.Pod) bool {
 	return false
 }
 
-// replace deletes the node and registers it again, uncordoned, with the
-// new kubelet version, then waits until it is Ready.
+// replace moves the drained node to the new kubelet version in place, as
+// a kubelet restarted on a new version would: its version label (what the
+// local cluster's fake kubelet reports) and the status's kubelet version
+// are set, it is uncordoned, and it must be Ready on that version. It once
+// deleted the node and registered it again, as a cloud replaces a VM; the
+// fake kubelet could then leave a pod bound to the node registered again
+// Pending for good, and that pod held the next drain's budget.
 func (p *Plugin) replace(ctx context.Context, cs kubernetes.Interface, old *corev1.Node, version string) error {
-	if err := cs.CoreV1().Nodes().Delete(ctx, old.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete node %s: %w", old.Name, err)
-	}
-	err := wait.PollUntilContextTimeout(ctx, p.cfg.Poll, p.cfg.NodeReadyTimeout, true, func(ctx context.Context) (bool, error) {
-		_, err := cs.CoreV1().Nodes().Get(ctx, old.Name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
+	label, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{LabelKubeletVersion: version}}})
 	if err != nil {
-		return fmt.Errorf("node %s is not gone: %w", old.Name, err)
+		return err
 	}
-	labels := map[string]string{}
-	for k, v := range old.Labels {
-		labels[k] = v
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, old.Name, types.MergePatchType, label, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("label node %s with kubelet %s: %w", old.Name, version, err)
 	}
-	labels[LabelKubeletVersion] = version
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: old.Name, Labels: labels, Annotations: old.Annotations},
-		Spec:       corev1.NodeSpec{Taints: old.Spec.Taints},
-		Status:     corev1.NodeStatus{Capacity: old.Status.Capacity, Allocatable: old.Status.Allocatable},
+	status, err := json.Marshal(map[string]any{"status": map[string]any{"nodeInfo": map[string]string{"kubeletVersion": version}}})
+	if err != nil {
+		return err
 	}
-	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("register node %s again: %w", old.Name, err)
+	if _, err := cs.CoreV1().Nodes().PatchStatus(ctx, old.Name, status); err != nil {
+		return fmt.Errorf("set node %s's kubelet to %s: %w", old.Name, version, err)
+	}
+	uncordon := []byte(`{"spec":{"unschedulable":false}}`)
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, old.Name, types.MergePatchType, uncordon, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("uncordon node %s: %w", old.Name, err)
 	}
 	err = wait.PollUntilContextTimeout(ctx, p.cfg.Poll, p.cfg.NodeReadyTimeout, true, func(ctx context.Context) (bool, error) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, old.Name, metav1.GetOptions{})
-		return err == nil && ready(n) && n.Status.NodeInfo.KubeletVersion == version, nil
+		return err == nil && ready(n) && n.Status.NodeInfo.KubeletVersion == version && !n.Spec.Unschedulable, nil
 	})
 	if err != nil {
 		return fmt.Errorf("node %s is not Ready with kubelet %s within %s", old.Name, version, p.cfg.NodeReadyTimeout)
