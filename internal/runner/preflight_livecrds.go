@@ -21,19 +21,26 @@ type liveCRD struct {
 // platform ships tens of them (Liqo 28), which read one after the other,
 // or before everything else, made the user wait before the run began.
 func (pf *preflight) readLiveCRDs(ctx context.Context) {
+	var names []string
 	seen := map[string]bool{}
-	pf.liveCRDs = map[string]liveCRD{}
-	pf.crdsRead = make(chan struct{})
-	var mu sync.Mutex
-	var g errgroup.Group
-	g.SetLimit(8)
 	for _, objs := range pf.p.Objects {
 		for _, o := range objs {
-			name := o.GetName()
-			if !isCRD(o) || seen[name] {
-				continue
+			if name := o.GetName(); isCRD(o) && !seen[name] {
+				seen[name] = true
+				names = append(names, name)
 			}
-			seen[name] = true
+		}
+	}
+	pf.liveCRDs = make(map[string]liveCRD, len(names))
+	pf.crdsRead = make(chan struct{})
+	// The reads are issued on a goroutine of their own: the errgroup's
+	// limit blocks whoever issues the ninth until one ends.
+	go func() {
+		defer close(pf.crdsRead)
+		var mu sync.Mutex
+		var g errgroup.Group
+		g.SetLimit(8)
+		for _, name := range names {
 			g.Go(func() error {
 				obj, err := pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
 				mu.Lock()
@@ -42,10 +49,7 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 				return nil // each CRD's error is its own, reported where it is compared
 			})
 		}
-	}
-	go func() {
 		_ = g.Wait()
-		close(pf.crdsRead)
 	}()
 }
 

@@ -29,8 +29,7 @@ type liveWorkload struct {
 // trip per step.
 func (pf *preflight) readWorkloads(ctx context.Context) {
 	pf.workloads = map[workloadKey]*liveWorkload{}
-	var g errgroup.Group
-	g.SetLimit(8)
+	var keys []workloadKey
 	for _, st := range pf.p.Plan.Spec.Stages {
 		for _, step := range st.Steps {
 			s := step.Image
@@ -42,18 +41,28 @@ func (pf *preflight) readWorkloads(ctx context.Context) {
 				continue // image() reports the kind where it maps it
 			}
 			key := workloadKey{gvr: m.Resource, namespace: s.Namespace, name: s.Name}
-			if pf.workloads[key] != nil {
-				continue
+			if pf.workloads[key] == nil {
+				pf.workloads[key] = &liveWorkload{done: make(chan struct{})}
+				keys = append(keys, key)
 			}
-			lw := &liveWorkload{done: make(chan struct{})}
-			pf.workloads[key] = lw
+		}
+	}
+	// Every entry is made before the walk looks one up; the reads are
+	// issued on a goroutine of their own, as the errgroup's limit blocks
+	// whoever issues the ninth until one ends.
+	go func() {
+		var g errgroup.Group
+		g.SetLimit(8)
+		for _, key := range keys {
+			lw := pf.workloads[key]
 			g.Go(func() error {
 				defer close(lw.done)
 				lw.obj, lw.err = pf.s.deps.Dynamic.Resource(key.gvr).Namespace(key.namespace).Get(ctx, key.name, metav1.GetOptions{})
 				return nil // each workload's error is its own, reported by its step
 			})
 		}
-	}
+		_ = g.Wait()
+	}()
 }
 
 // workload is an image step's workload read up front, or read now if it
