@@ -64,9 +64,11 @@ type landed struct {
 // a stage whose backup is taken (Actor finds it again) while it is; and a
 // finished action's outcome is saved with the Begin of the action it lets
 // start (one write for both, since nothing touches the cluster between
-// them), or alone when nothing starts. Actions run one at a time, except the steps of a graph stage,
-// which run side by side as their dependencies allow; the run itself is
-// only touched here, on one goroutine, and each action gets a copy to read.
+// them), or alone when nothing starts; a gate's Begin waits a moment
+// unsaved for the gate to land, so quick gates cost no write of their
+// own. Actions run one at a time, except the steps of a graph stage, which
+// run side by side as their dependencies allow; the run itself is only
+// touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 	inflight := map[Action]context.CancelCauseFunc{}
 	results := make(chan landed)
@@ -78,6 +80,28 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		}
 		for _, cancel := range inflight {
 			cancel(cause)
+		}
+	}
+	// land records what a finished action tells.
+	land := func(l landed) {
+		inflight[l.a](nil)
+		delete(inflight, l.a)
+		switch {
+		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
+			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
+			return
+		case l.err != nil:
+			stopAll(l.err)
+			return
+		case stopped != nil:
+			return // draining after an error: record nothing more
+		}
+		rec.record(r, func() { Complete(r, l.a, l.o, d.Now()) }, Event{Action: l.a, Outcome: l.o})
+		if r.Status.Phase != v1alpha1.RunRunning {
+			// The stage failed: stop its other steps before the rollback.
+			for _, cancel := range inflight {
+				cancel(ErrSiblingFailed)
+			}
 		}
 	}
 	for {
@@ -98,6 +122,16 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		if early {
 			for _, b := range begun {
 				d.start(r, b, results)
+			}
+		}
+		// A gate is quicker than a save, mostly: rather than save the
+		// transitions before it and then its outcome, wait a moment for it
+		// and save both at once. Nothing changes the platform before the
+		// next save, so a crash meanwhile is one a moment earlier.
+		if early && stopped == nil && gatesOnly(begun) {
+			if l, ok := rec.awaitQuick(results); ok {
+				land(l)
+				continue
 			}
 		}
 		if err := d.flush(ctx, r, rec); err != nil {
@@ -126,26 +160,7 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			// remaining steps wait on steps that will not succeed.
 			return fmt.Errorf("run %s: no step of stage %s can start (check dependsOn)", r.Name, r.Status.Stages[Next(r).Stage].Name)
 		}
-		l := <-results
-		inflight[l.a](nil)
-		delete(inflight, l.a)
-		switch {
-		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
-			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
-			continue
-		case l.err != nil:
-			stopAll(l.err)
-			continue
-		case stopped != nil:
-			continue // draining after an error: record nothing more
-		}
-		rec.record(r, func() { Complete(r, l.a, l.o, d.Now()) }, Event{Action: l.a, Outcome: l.o})
-		if r.Status.Phase != v1alpha1.RunRunning {
-			// The stage failed: stop its other steps before the rollback.
-			for _, cancel := range inflight {
-				cancel(ErrSiblingFailed)
-			}
-		}
+		land(<-results)
 	}
 }
 
@@ -185,6 +200,17 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 func readOnly(begun []begunAction) bool {
 	for _, b := range begun {
 		if b.a.Kind != Backup && b.a.Kind != CheckGate {
+			return false
+		}
+	}
+	return len(begun) > 0
+}
+
+// gatesOnly tells whether every begun action is a gate. A backup's Begin
+// is saved at once instead: the stage's steps wait for that save.
+func gatesOnly(begun []begunAction) bool {
+	for _, b := range begun {
+		if b.a.Kind != CheckGate {
 			return false
 		}
 	}
@@ -242,9 +268,36 @@ func (d *Driver) flush(ctx context.Context, r *v1alpha1.UpgradeRun, rec *recorde
 type recorder struct {
 	observing bool
 	events    []Event
+	since     time.Time // when the first of events was recorded
+}
+
+// quickWindow is how long transitions may wait unsaved for a gate to
+// land, so one write carries both. Waiting never delays what follows:
+// the gate's outcome waits for a save anyway. It only delays what
+// observers see, and a crash meanwhile redoes that much.
+const quickWindow = 200 * time.Millisecond
+
+// awaitQuick waits for an action to land until the oldest unsaved
+// transition is quickWindow old.
+func (c *recorder) awaitQuick(results <-chan landed) (landed, bool) {
+	left := quickWindow - time.Since(c.since)
+	if left <= 0 {
+		return landed{}, false
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case l := <-results:
+		return l, true
+	case <-t.C:
+		return landed{}, false
+	}
 }
 
 func (c *recorder) record(r *v1alpha1.UpgradeRun, transition func(), e Event) {
+	if len(c.events) == 0 {
+		c.since = time.Now()
+	}
 	if n := len(c.events); c.observing && n > 0 && c.events[n-1].Run == r {
 		c.events[n-1].Run = snapshot(r)
 	}
