@@ -6,6 +6,7 @@ package clients
 import (
 	"fmt"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -29,8 +30,10 @@ type Set struct {
 	// built its own asked the API server for discovery again.
 	Mapper    meta.ResettableRESTMapper
 	Clientset kubernetes.Interface
-	Waiter    *kube.Waiter
-	Applier   *kube.Applier
+	// CRDs reads CustomResourceDefinitions as protobuf (kube.NewCRDClient).
+	CRDs    apiextensionsv1.CustomResourceDefinitionInterface
+	Waiter  *kube.Waiter
+	Applier *kube.Applier
 	// Helm runs helm steps and the rollback of their releases.
 	Helm *helmx.Client
 }
@@ -61,14 +64,20 @@ func New(cfg *rest.Config) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	crds, err := kube.NewCRDClient(cfg)
+	if err != nil {
+		return nil, err
+	}
 	w := kube.NewWaiter(dyn, mapper)
 	w.Logs = kube.NewLogTail(cs)
+	w.CRDs = crds
 	return &Set{
 		Helm:      hc,
 		Dynamic:   dyn,
 		Metadata:  md,
 		Mapper:    mapper,
 		Clientset: cs,
+		CRDs:      crds,
 		Waiter:    w,
 		Applier:   kube.NewApplier(dyn, mapper),
 	}, nil

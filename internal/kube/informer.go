@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,8 +26,19 @@ type informer struct {
 // wait loop, and so does the end of the first list. transform, if set,
 // turns the dynamic client's objects into typed ones once, on arrival.
 func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*metav1.ListOptions), transform cache.TransformFunc) (*informer, error) {
-	lw := listWatch(s.w.dyn.Resource(gvr).Namespace(ns), tweak, true)
-	inf := cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{},
+	var (
+		lw      *cache.ListWatch
+		example runtime.Object = &unstructured.Unstructured{}
+	)
+	switch {
+	case gvr == CRDResource && s.w.CRDs != nil && transform == nil:
+		// CRDs come as protobuf and are kept without their schemas.
+		lw, example = crdListWatch(s.w.CRDs, tweak, true), &apiextensionsv1.CustomResourceDefinition{}
+		transform = slimCRDs(s.decodeError)
+	default:
+		lw = listWatch(s.w.dyn.Resource(gvr).Namespace(ns), tweak, true)
+	}
+	inf := cache.NewSharedIndexInformerWithOptions(lw, example,
 		cache.SharedIndexInformerOptions{ObjectDescription: gvr.String()})
 	if transform != nil {
 		if err := inf.SetTransform(transform); err != nil {

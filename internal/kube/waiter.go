@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -33,6 +34,9 @@ type Waiter struct {
 	// the caches heal; the poll covers a missed wake-up and messages that
 	// mention a recent API error.
 	Poll time.Duration
+	// CRDs, when set, is how waits on CustomResourceDefinitions read
+	// them (NewCRDClient): as protobuf, kept without their schemas.
+	CRDs apiextensionsclient.CustomResourceDefinitionInterface
 	// Logs, when set, reads the log of a container whose crash failed a
 	// wait, so the failure says why in the program's own words.
 	Logs LogTail
@@ -56,7 +60,11 @@ func NewWaiterForConfig(cfg *rest.Config) (*Waiter, error) {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	return NewWaiter(dyn, mapper), nil
+	w := NewWaiter(dyn, mapper)
+	if w.CRDs, err = NewCRDClient(cfg); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // WithCache returns a Waiter like w whose waits on namespaced objects read

@@ -7,6 +7,8 @@ import (
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/upshift-dev/upshift/internal/kube"
 )
 
 // liveCRD is a CRD as the cluster has it, or why it could not be read.
@@ -42,7 +44,7 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		g.SetLimit(8)
 		for _, name := range names {
 			g.Go(func() error {
-				obj, err := pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+				obj, err := pf.getCRD(ctx, name)
 				mu.Lock()
 				pf.liveCRDs[name] = liveCRD{obj: obj, err: err}
 				mu.Unlock()
@@ -59,5 +61,19 @@ func (pf *preflight) liveCRD(ctx context.Context, name string) (*unstructured.Un
 	if l, ok := pf.liveCRDs[name]; ok {
 		return l.obj, l.err
 	}
-	return pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+	return pf.getCRD(ctx, name)
+}
+
+// getCRD reads a CRD for the stored-version checks, which need its
+// versions and status only: as protobuf, without its schemas, where the
+// clients can (kube.NewCRDClient).
+func (pf *preflight) getCRD(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	if pf.s.deps.CRDs == nil {
+		return pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+	}
+	crd, err := pf.s.deps.CRDs.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return kube.SlimCRD(crd)
 }
