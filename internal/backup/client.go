@@ -37,6 +37,7 @@ type Client struct {
 	secrets   kubernetes.Interface // backup Secrets and their namespace
 	metadata  metadata.Interface   // lists backup Secrets without their data
 	dyn       dynamic.Interface    // the objects stages touch, of any kind
+	rest      rest.Interface       // the same, read as the API server's JSON (Take)
 	mapper    meta.ResettableRESTMapper
 	waiter    *kube.Waiter
 	backoff   wait.Backoff
@@ -83,11 +84,11 @@ func NewSplit(store, target *rest.Config, namespace string, mapper meta.Resettab
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
+	dc, err := discovery.NewDiscoveryClientForConfig(target)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
 	if mapper == nil {
-		dc, err := discovery.NewDiscoveryClientForConfig(target)
-		if err != nil {
-			return nil, fmt.Errorf("discovery client: %w", err)
-		}
 		mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	}
 	return &Client{
@@ -95,6 +96,7 @@ func NewSplit(store, target *rest.Config, namespace string, mapper meta.Resettab
 		secrets:   cs,
 		metadata:  md,
 		dyn:       dyn,
+		rest:      dc.RESTClient(),
 		mapper:    mapper,
 		waiter:    kube.NewWaiter(dyn, mapper),
 		backoff:   apiBackoff,
@@ -121,17 +123,30 @@ func (c *Client) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
 // resource is the dynamic client for ref's object; a cluster-scoped kind
 // ignores ref's namespace.
 func (c *Client) resource(ref step.Ref) (dynamic.ResourceInterface, error) {
-	m, err := c.mapping(ref.GroupVersionKind())
+	gvr, ns, err := c.located(ref)
 	if err != nil {
 		return nil, err
 	}
+	if ns == "" {
+		return c.dyn.Resource(gvr), nil
+	}
+	return c.dyn.Resource(gvr).Namespace(ns), nil
+}
+
+// located is the resource and namespace of ref's object: no namespace
+// for a cluster-scoped kind.
+func (c *Client) located(ref step.Ref) (schema.GroupVersionResource, string, error) {
+	m, err := c.mapping(ref.GroupVersionKind())
+	if err != nil {
+		return schema.GroupVersionResource{}, "", err
+	}
 	if m.Scope.Name() != meta.RESTScopeNameNamespace {
-		return c.dyn.Resource(m.Resource), nil
+		return m.Resource, "", nil
 	}
 	if ref.Namespace == "" {
-		return nil, permanent{fmt.Errorf("%s is namespaced: namespace is required", ref.Kind)}
+		return schema.GroupVersionResource{}, "", permanent{fmt.Errorf("%s is namespaced: namespace is required", ref.Kind)}
 	}
-	return c.dyn.Resource(m.Resource).Namespace(ref.Namespace), nil
+	return m.Resource, ref.Namespace, nil
 }
 
 // permanent marks an error found before any request that no retry cures.

@@ -181,10 +181,19 @@ func (e *env) takeAndSave(t *testing.T, key backup.Key, refs ...step.Ref) (*back
 	return loaded, br
 }
 
+// mustJSON is v's JSON with every object's keys sorted: a taken
+// snapshot holds the API server's bytes, in the server's order of keys.
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(generic); err != nil {
 		t.Fatal(err)
 	}
 	return string(b)

@@ -2,13 +2,16 @@ package backup
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 
 	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -18,6 +21,24 @@ import (
 type Entry struct {
 	Ref    step.Ref                   `json:"ref"`
 	Object *unstructured.Unstructured `json:"object,omitempty"`
+	// raw is the API server's JSON that Take decoded Object from:
+	// encoding the snapshot copies it instead of marshalling Object's
+	// maps again, which took ~30 ms of a stage of Liqo's 28 CRDs (1.5 MB).
+	// Only Take sets it, and nothing changes a taken Object before Save.
+	raw []byte
+}
+
+// MarshalJSON writes the server's bytes of a taken object as they came.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry // without this method
+	if len(e.raw) == 0 || e.Object == nil {
+		return json.Marshal(plain(e))
+	}
+	ref, err := json.Marshal(e.Ref)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(nil, `{"ref":%s,"object":%s}`, ref, e.raw), nil
 }
 
 // Snapshot is every object a stage touches, as it was before the stage.
@@ -78,11 +99,11 @@ func (c *Client) Take(ctx context.Context, refs []step.Ref) (*Snapshot, error) {
 	g.SetLimit(takeReads)
 	for i, ref := range unique {
 		g.Go(func() error {
-			obj, err := c.get(gctx, ref)
+			obj, raw, err := c.getRaw(gctx, ref)
 			if err != nil {
 				return fmt.Errorf("get %s: %w", ref, err)
 			}
-			entries[i] = Entry{Ref: ref, Object: obj}
+			entries[i] = Entry{Ref: ref, Object: obj, raw: raw}
 			return nil
 		})
 	}
@@ -90,6 +111,47 @@ func (c *Client) Take(ctx context.Context, refs []step.Ref) (*Snapshot, error) {
 		return nil, err
 	}
 	return &Snapshot{Entries: entries}, nil
+}
+
+// getRaw is get that also returns the JSON the API server answered
+// (nil without a REST client: the object alone).
+func (c *Client) getRaw(ctx context.Context, ref step.Ref) (*unstructured.Unstructured, []byte, error) {
+	if c.rest == nil {
+		obj, err := c.get(ctx, ref)
+		return obj, nil, err
+	}
+	var raw []byte
+	err := c.retry(ctx, func() error {
+		gvr, ns, err := c.located(ref)
+		if err != nil {
+			return err
+		}
+		raw, err = c.rest.Get().AbsPath(objectPath(gvr, ns, ref.Name)).Do(ctx).Raw()
+		return err
+	})
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw); err != nil {
+		return nil, nil, fmt.Errorf("decode %s: %w", ref, err)
+	}
+	return obj, raw, nil
+}
+
+// objectPath is where the API server serves one object.
+func objectPath(gvr schema.GroupVersionResource, namespace, name string) string {
+	p := "/apis/" + gvr.Group + "/" + gvr.Version
+	if gvr.Group == "" {
+		p = "/api/" + gvr.Version
+	}
+	if namespace != "" {
+		p += "/namespaces/" + url.PathEscape(namespace)
+	}
+	return p + "/" + gvr.Resource + "/" + url.PathEscape(name)
 }
 
 // get reads ref's object, retrying transient errors; nil when it does not
