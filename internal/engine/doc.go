@@ -15,6 +15,9 @@
 // goes on, so a process killed at any point resumes from the last saved
 // transition: a step that was started and not recorded as finished is
 // entered again (executors are idempotent), a succeeded step never is.
+// (Drive saves several transitions in one write where nothing touches the
+// platform between them: an action's end with the next one's start, and a
+// quick gate's start with its end.)
 //
 // Rules:
 //   - A stage is backed up once per run attempt, before its first change; a

@@ -43,6 +43,21 @@ type actor struct {
 	readyTimeout time.Duration
 	// runs is the runs namespace and the driver's client (freeze steps).
 	runs freeze.Runs
+	// backingUp are the stages whose backup the saved run showed begun
+	// when this drive started: only another process can have taken
+	// those, so only they are looked for before a backup is taken.
+	backingUp map[int]bool
+}
+
+// backingUpStages are the stages a saved run shows backing up.
+func backingUpStages(r *v1alpha1.UpgradeRun) map[int]bool {
+	out := map[int]bool{}
+	for i, ss := range r.Status.Stages {
+		if ss.Phase == v1alpha1.PhaseBackingUp {
+			out[i] = true
+		}
+	}
+	return out
 }
 
 var _ engine.Actor = (*actor)(nil)
@@ -137,7 +152,10 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 // (engine.Actor's contract): the stage's steps may have started while its
 // record was being saved by a process that stopped. It is looked for
 // while the snapshot is taken, so a run that did not stop waits for
-// nothing more.
+// nothing more, and only when the saved run showed the backup begun: a
+// stage whose backup no save showed begun ran no step (a step waits for
+// that save), so a backup a stopped process left of it holds nothing the
+// new one lacks, and Save writes over it.
 func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
 	type found struct {
@@ -145,10 +163,14 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 		err error
 	}
 	earlier := make(chan found, 1)
-	go func() {
-		ref, err := a.backups.Find(ctx, key, string(r.UID))
-		earlier <- found{ref, err}
-	}()
+	if a.backingUp[stage] {
+		go func() {
+			ref, err := a.backups.Find(ctx, key, string(r.UID))
+			earlier <- found{ref, err}
+		}()
+	} else {
+		earlier <- found{}
+	}
 	o, snap, err := a.snapshot(ctx, r, stage)
 	f := <-earlier
 	switch {

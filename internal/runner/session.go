@@ -303,7 +303,8 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	deps, closeCache := s.deps.WithCache()
 	defer closeCache()
 	a := &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
-		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
+		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs(),
+		backingUp: backingUpStages(run)}
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	saver.beforeEnd = a.finish
 	drv := &engine.Driver{
