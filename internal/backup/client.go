@@ -9,12 +9,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
@@ -84,19 +86,23 @@ func NewSplit(store, target *rest.Config, namespace string, mapper meta.Resettab
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(target)
-	if err != nil {
-		return nil, fmt.Errorf("discovery client: %w", err)
-	}
 	if mapper == nil {
+		dc, err := discovery.NewDiscoveryClientForConfig(target)
+		if err != nil {
+			return nil, fmt.Errorf("discovery client: %w", err)
+		}
 		mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	}
+	raw, err := jsonClient(target)
+	if err != nil {
+		return nil, err
 	}
 	return &Client{
 		namespace: namespace,
 		secrets:   cs,
 		metadata:  md,
 		dyn:       dyn,
-		rest:      dc.RESTClient(),
+		rest:      raw,
 		mapper:    mapper,
 		waiter:    kube.NewWaiter(dyn, mapper),
 		backoff:   apiBackoff,
@@ -185,4 +191,19 @@ func retriable(err error) bool {
 // a CRD put back a moment ago takes a moment to be served.
 func retriableOrNoMatch(err error) bool {
 	return meta.IsNoMatchError(err) || retriable(err)
+}
+
+// jsonClient reads any object at its path as JSON, with target's
+// credentials and no timeout of its own (the dynamic client has none; a
+// slow read is retried, not cut off).
+func jsonClient(target *rest.Config) (rest.Interface, error) {
+	cfg := rest.CopyConfig(target)
+	cfg.GroupVersion, cfg.APIPath = nil, ""
+	cfg.AcceptContentTypes, cfg.ContentType = runtime.ContentTypeJSON, runtime.ContentTypeJSON
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	c, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("REST client: %w", err)
+	}
+	return c, nil
 }

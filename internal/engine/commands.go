@@ -148,6 +148,19 @@ func RequestRollback(r *v1alpha1.UpgradeRun, reason string, now time.Time) error
 	return nil
 }
 
+// AdoptBackup records, as the backup of a stage the run shows backing
+// up, one a stopped process took and did not live to record: the stage's
+// steps start while that record is being saved (Driver), so they may
+// have changed the platform, and the rollback must restore the stage.
+func AdoptBackup(r *v1alpha1.UpgradeRun, stage int, ref *v1alpha1.BackupRef) {
+	st := &r.Status
+	st.Transitions++
+	ss := &st.Stages[stage]
+	ss.Backup = ref
+	ss.Phase = v1alpha1.PhaseRunning
+	ss.Message = "backup found in the cluster: taken before the run stopped"
+}
+
 // Retry makes a run that failed without rollback go on from its failed
 // step (or gate); succeeded steps are not run again.
 func Retry(r *v1alpha1.UpgradeRun) error {

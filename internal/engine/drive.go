@@ -272,9 +272,11 @@ type recorder struct {
 }
 
 // quickWindow is how long transitions may wait unsaved for a gate to
-// land, so one write carries both. Waiting never delays what follows:
-// the gate's outcome waits for a save anyway. It only delays what
-// observers see, and a crash meanwhile redoes that much.
+// land, so one write carries both. A gate that lands within it is never
+// later for it (its outcome would have waited for that save anyway); one
+// that lands just after it can wait for the save the window put off, up
+// to one save's time. Meanwhile observers see the transitions late, and a
+// crash redoes that much.
 const quickWindow = 200 * time.Millisecond
 
 // awaitQuick waits for an action to land until the oldest unsaved

@@ -69,7 +69,8 @@ func TestQuickGatesAreSavedWithTheStepsOutcome(t *testing.T) {
 }
 
 // A gate slower than the window does not hold the step's completion back
-// for its whole length: it is saved while the gate runs.
+// for its whole length: it is saved while the gate runs. (This bounds the
+// wait; a driver that never waits passes it too.)
 func TestSlowGateDoesNotHoldTheStepsOutcomeBack(t *testing.T) {
 	saves := savedGateStates(t, quickWindow+100*time.Millisecond)
 	for _, s := range saves {

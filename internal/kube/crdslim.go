@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -60,19 +59,8 @@ func SlimCRD(crd *apiextensionsv1.CustomResourceDefinition) (*unstructured.Unstr
 // crdListWatch lists and watches CRDs through the typed client; consistent
 // as listWatch's.
 func crdListWatch(c apiextensionsclient.CustomResourceDefinitionInterface, tweak func(*metav1.ListOptions), consistent bool) *cache.ListWatch {
-	return &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			tweak(&o)
-			if consistent && o.ResourceVersion == "0" {
-				o.ResourceVersion = ""
-			}
-			return c.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			tweak(&o)
-			return c.Watch(ctx, o)
-		},
-	}
+	list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return c.List(ctx, o) }
+	return listWatchWith(list, c.Watch, tweak, consistent)
 }
 
 // slimCRDs is the transform of a typed CRD informer: it stores SlimCRD's
@@ -81,7 +69,7 @@ func slimCRDs(onErr func(error)) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 		if !ok {
-			return obj, nil // a tombstone: the informer handles it
+			return obj, nil // already slim (the informer may transform an object twice)
 		}
 		u, err := SlimCRD(crd)
 		if err != nil {

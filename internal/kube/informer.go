@@ -74,17 +74,23 @@ func (s *session) start(gvr schema.GroupVersionResource, ns string, tweak func(*
 // A consistent read can cost the API server ~100 ms to make sure its
 // cache is fresh, so the shared informers, which waits fence, skip it.
 func listWatch(ri dynamic.ResourceInterface, tweak func(*metav1.ListOptions), consistent bool) *cache.ListWatch {
+	list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return ri.List(ctx, o) }
+	return listWatchWith(list, ri.Watch, tweak, consistent)
+}
+
+// listWatchWith is listWatch over any client's List and Watch.
+func listWatchWith(list func(context.Context, metav1.ListOptions) (runtime.Object, error), watchWith func(context.Context, metav1.ListOptions) (watch.Interface, error), tweak func(*metav1.ListOptions), consistent bool) *cache.ListWatch {
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			tweak(&o)
 			if consistent && o.ResourceVersion == "0" {
 				o.ResourceVersion = ""
 			}
-			return ri.List(ctx, o)
+			return list(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			tweak(&o)
-			return ri.Watch(ctx, o)
+			return watchWith(ctx, o)
 		},
 	}
 }

@@ -49,6 +49,45 @@ type actor struct {
 	backingUp map[int]bool
 }
 
+// adoptBackups, before a rollback, records the backups of the stages the
+// saved run shows backing up: a process that stopped may have taken one
+// and started the stage's steps while its record was being saved, and
+// the rollback must undo what they changed. A stage without a whole
+// backup ran no step. (A run going forward finds such a backup when it
+// asks for the stage's backup again: actor.backup.)
+func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, notice func(string)) error {
+	if r.Status.Phase != v1alpha1.RunRollingBack {
+		return nil
+	}
+	for i, ss := range r.Status.Stages {
+		if ss.Phase != v1alpha1.PhaseBackingUp || ss.Backup != nil || hasHelmStep(r.Spec.Plan.Stages[i]) {
+			// A stage with Helm releases starts its steps only once its
+			// backup is saved with their revisions (engine.Driver).
+			continue
+		}
+		key := backup.Key{Run: r.Name, Stage: ss.Name, Attempt: r.Status.Attempt}
+		ref, err := a.backups.Find(ctx, key, string(r.UID))
+		if err != nil {
+			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup in namespace %s cannot be read, so a rollback could leave that stage's changes: %w; nothing was changed: check that backup (upshift backup show %s --stage %s) and this user's access to Secrets there, then run upshift rollback %s again", ss.Name, r.Name, a.backups.Namespace(), err, r.Name, ss.Name, r.Name)
+		}
+		if ref != nil {
+			engine.AdoptBackup(r, i, ref)
+			notice(fmt.Sprintf("stage %s: its backup was taken before the run stopped (%s); the rollback restores it", ss.Name, describeBackup(ref)))
+		}
+	}
+	return nil
+}
+
+// hasHelmStep tells whether a stage has a helm step.
+func hasHelmStep(st v1alpha1.Stage) bool {
+	for _, s := range st.Steps {
+		if s.Helm != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // backingUpStages are the stages a saved run shows backing up.
 func backingUpStages(r *v1alpha1.UpgradeRun) map[int]bool {
 	out := map[int]bool{}

@@ -313,7 +313,13 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 		Now:     time.Now,
 		Observe: s.opts.Observe,
 	}
-	err := a.reinstate(actCtx, run, s.opts.Notice)
+	// After newSaver: the adoption is a transition of this process's, not
+	// a save of another's the saver would take for a lost lease. The
+	// restore it lets start saves it.
+	err := a.adoptBackups(actCtx, run, s.opts.Notice)
+	if err == nil {
+		err = a.reinstate(actCtx, run, s.opts.Notice)
+	}
 	if err == nil {
 		err = drv.Drive(actCtx, run)
 	}

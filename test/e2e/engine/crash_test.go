@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,22 +156,45 @@ func TestCrashDuringBackupWrite(t *testing.T) {
 // would hold the step's change: the rollback restores web as it was.
 func TestStepStartedBeforeItsBackupWasRecorded(t *testing.T) {
 	t.Parallel()
+	w, before, plan := killedAfterWebsWriteBeforeItsBackupIsRecorded(t)
+	w.mustExit(3, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+	w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	w.assertRestored(before)
+}
+
+// TestRollbackOfARunKilledWhileBackingUp: killed as above, the run is
+// rolled back at once (no apply in between). The saved run shows the
+// workloads stage still backing up, with no backup recorded; the
+// rollback finds the backup in the cluster and restores web, which the
+// step had already changed, instead of leaving it and saying restored.
+func TestRollbackOfARunKilledWhileBackingUp(t *testing.T) {
+	t.Parallel()
+	w, before, _ := killedAfterWebsWriteBeforeItsBackupIsRecorded(t)
+	out := w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	if !strings.Contains(out.stdout+out.stderr, "taken before the run stopped") {
+		t.Errorf("the rollback does not say it found the stage's backup:\n%s", out)
+	}
+	w.assertRestored(before)
+}
+
+// killedAfterWebsWriteBeforeItsBackupIsRecorded runs the broken plan with
+// slow saves and kills it right after web's first write: the saved run
+// shows the workloads stage backing up, its backup taken but not
+// recorded, and web changed.
+func killedAfterWebsWriteBeforeItsBackupIsRecorded(t *testing.T) (*world, capture, string) {
 	w, before, plan := brokenWebWithoutRollback(t)
 	env := []string{runner.KillAfterStepWriteEnv + "=web", runner.SlowSavesEnv + "=2s"}
 	killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if killed.code != -9 {
 		t.Fatalf("want SIGKILL after web's first write, got %s", killed)
 	}
-	atKill := w.run("shop-2.0.0")
-	if st := atKill.Status.Stages[1]; st.Backup != nil {
-		t.Fatalf("at the kill the workloads stage's backup is recorded (%s): the save was to be in flight", st.Phase)
+	if st := w.run("shop-2.0.0").Status.Stages[1]; st.Backup != nil || st.Phase != v1alpha1.PhaseBackingUp {
+		t.Fatalf("at the kill the workloads stage is %s with backup %v: want it backing up, its backup not recorded (the save was to be in flight)", st.Phase, st.Backup)
 	}
 	if img := w.capture().web.Spec.Template.Spec.Containers[0].Image; img == before.web.Spec.Template.Spec.Containers[0].Image {
 		t.Fatalf("web is unchanged at the kill (%s): the step was to have written", img)
 	}
-	w.mustExit(3, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
-	w.mustExit(0, nil, "rollback", "shop-2.0.0")
-	w.assertRestored(before)
+	return w, before, plan
 }
 
 // brokenWebWithoutRollback installs the platform on a fresh cluster and

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// A rollback restores a stage whose backup was found in the cluster after
+// its run stopped backing it up, last stage first, and then the earlier.
+func TestAdoptedBackupIsRestoredFirst(t *testing.T) {
+	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
+	p.Spec.Version = "1.1.0"
+	p.Spec.Stages = []v1alpha1.Stage{{Name: "crds", Steps: []v1alpha1.Step{{Name: "crds"}}}, {Name: "workloads", Steps: []v1alpha1.Step{{Name: "web"}}}}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRun(p, "sha256:plan", nil, now)
+	ok := func(a Action, o Outcome) {
+		Begin(r, a, now)
+		Complete(r, a, o, now)
+	}
+	taken := Outcome{OK: true, Backup: &v1alpha1.BackupRef{Secrets: []string{"b"}, Objects: 1}}
+	ok(Action{Kind: Backup, Stage: 0}, taken)
+	ok(Action{Kind: RunStep, Stage: 0}, Outcome{OK: true})
+	Begin(r, Action{Kind: Backup, Stage: 1}, now) // the process stops here, as saved
+	if err := RequestRollback(r, "an operator", now); err != nil {
+		t.Fatal(err)
+	}
+	if a := Next(r); a.Kind != Restore || a.Stage != 0 {
+		t.Fatalf("before the adoption: next %s, want the restore of stage 0 (stage 1 has no backup)", a)
+	}
+	before := r.Status.Transitions
+	AdoptBackup(r, 1, &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1})
+	if a := Next(r); a.Kind != Restore || a.Stage != 1 {
+		t.Fatalf("after the adoption: next %s, want the restore of stage 1", a)
+	}
+	if r.Status.Transitions != before+1 {
+		t.Errorf("transitions %d, want %d: the adoption is a transition to save", r.Status.Transitions, before+1)
+	}
+	ok(Action{Kind: Restore, Stage: 1}, Outcome{OK: true, Rollback: &v1alpha1.Rollback{Restored: 1}})
+	if a := Next(r); a.Kind != Restore || a.Stage != 0 {
+		t.Fatalf("after restoring stage 1: next %s, want the restore of stage 0", a)
+	}
+}
