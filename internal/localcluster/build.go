@@ -75,6 +75,12 @@ func buildTool(ctx context.Context, goBin, binDir string, t tool, label string, 
 	}
 }
 
+// WriteRecipe writes the module that builds the named tool (go.mod and
+// go.sum: "kubernetes", "etcd", "kwok", "helm") under root/<name> and
+// returns its directory: what `go mod download` of a tool's module needs
+// to check it against go.sum instead of the checksum database.
+func WriteRecipe(root, name string) (string, error) { return writeRecipe(root, name) }
+
 // writeRecipe materializes recipe/<name>/{go.mod,go.sum} under root/<name>.
 func writeRecipe(root, name string) (string, error) {
 	dir := filepath.Join(root, name)

@@ -29,9 +29,25 @@ type k8sSchemas map[string]schema
 // control plane).
 func loadK8sSchemas() (k8sSchemas, error) {
 	mod := "k8s.io/kubernetes@" + localcluster.KubernetesVersion
+	// Asked inside the control plane's recipe module, whose go.sum holds
+	// the module's checksum: outside it, go checks a module it has cached
+	// against the checksum database, which a test (GOPROXY=off) cannot
+	// reach.
+	tmp, err := os.MkdirTemp("", "liqo-gen-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	recipe, err := localcluster.WriteRecipe(tmp, "kubernetes")
+	if err != nil {
+		return nil, err
+	}
 	// go mod download -json prints its JSON (with Error) and exits 1
 	// when the module cannot be had: read the JSON either way.
-	out, runErr := exec.Command("go", "mod", "download", "-json", mod).Output()
+	cmd := exec.Command("go", "mod", "download", "-json", mod)
+	cmd.Dir = recipe
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, runErr := cmd.Output()
 	var dl struct{ Dir, Error string }
 	if err := json.Unmarshal(out, &dl); err != nil {
 		return nil, fmt.Errorf("go mod download %s: %v, %w (the generator reads its OpenAPI documents)", mod, runErr, err)
