@@ -44,6 +44,9 @@ type Driver struct {
 	Saver   Saver
 	Now     func() time.Time
 	Observe func(Event) // optional; called after each saved transition
+	// QuickWindow is how long a gate's start may wait unsaved for the
+	// gate to end (zero: 200 ms; see quickWindow).
+	QuickWindow time.Duration
 }
 
 // ErrSiblingFailed is the cause given to steps cancelled because another
@@ -129,7 +132,7 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		// and save both at once. Nothing changes the platform before the
 		// next save, so a crash meanwhile is one a moment earlier.
 		if early && stopped == nil && gatesOnly(begun) {
-			if l, ok := rec.awaitQuick(results); ok {
+			if l, ok := rec.awaitQuick(results, d.quickWindow()); ok {
 				land(l)
 				continue
 			}
@@ -279,10 +282,17 @@ type recorder struct {
 // crash redoes that much.
 const quickWindow = 200 * time.Millisecond
 
+func (d *Driver) quickWindow() time.Duration {
+	if d.QuickWindow > 0 {
+		return d.QuickWindow
+	}
+	return quickWindow
+}
+
 // awaitQuick waits for an action to land until the oldest unsaved
-// transition is quickWindow old.
-func (c *recorder) awaitQuick(results <-chan landed) (landed, bool) {
-	left := quickWindow - time.Since(c.since)
+// transition is window old.
+func (c *recorder) awaitQuick(results <-chan landed, window time.Duration) (landed, bool) {
+	left := window - time.Since(c.since)
 	if left <= 0 {
 		return landed{}, false
 	}

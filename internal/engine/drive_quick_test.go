@@ -13,7 +13,7 @@ import (
 // savedGateStates drives a one-stage plan (a step, then two gates that
 // take gateTakes each) and returns, for every save, the phases of the
 // step and the gates it held.
-func savedGateStates(t *testing.T, gateTakes time.Duration) [][3]v1alpha1.Phase {
+func savedGateStates(t *testing.T, window, gateTakes time.Duration) [][3]v1alpha1.Phase {
 	t.Helper()
 	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
 	p.Spec.Version = "1.1.0"
@@ -43,7 +43,7 @@ func savedGateStates(t *testing.T, gateTakes time.Duration) [][3]v1alpha1.Phase 
 		saves = append(saves, [3]v1alpha1.Phase{ss.Steps[0].Phase, ss.Gates[0].Phase, ss.Gates[1].Phase})
 		return nil
 	})
-	d := &Driver{Actor: actor, Saver: saver, Now: now}
+	d := &Driver{Actor: actor, Saver: saver, Now: now, QuickWindow: window}
 	if err := d.Drive(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func savedGateStates(t *testing.T, gateTakes time.Duration) [][3]v1alpha1.Phase 
 // A gate quicker than the window lands before the step's completion is
 // saved: one write carries the step's outcome and both gates'.
 func TestQuickGatesAreSavedWithTheStepsOutcome(t *testing.T) {
-	saves := savedGateStates(t, 0)
+	saves := savedGateStates(t, 10*time.Second, 0) // a window no scheduling delay outlasts
 	for _, s := range saves {
 		if s[0] == v1alpha1.PhaseSucceeded && s[1] != v1alpha1.PhaseSucceeded {
 			t.Fatalf("saves %v: the step's completion was saved before its quick gate landed", saves)
@@ -72,7 +72,7 @@ func TestQuickGatesAreSavedWithTheStepsOutcome(t *testing.T) {
 // for its whole length: it is saved while the gate runs. (This bounds the
 // wait; a driver that never waits passes it too.)
 func TestSlowGateDoesNotHoldTheStepsOutcomeBack(t *testing.T) {
-	saves := savedGateStates(t, quickWindow+100*time.Millisecond)
+	saves := savedGateStates(t, 50*time.Millisecond, time.Second)
 	for _, s := range saves {
 		if s[0] == v1alpha1.PhaseSucceeded && s[1] == v1alpha1.PhaseRunning {
 			return
