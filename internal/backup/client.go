@@ -39,7 +39,7 @@ type Client struct {
 	secrets   kubernetes.Interface // backup Secrets and their namespace
 	metadata  metadata.Interface   // lists backup Secrets without their data
 	dyn       dynamic.Interface    // the objects stages touch, of any kind
-	rest      rest.Interface       // the same, read as the API server's JSON (Take)
+	jsonReads rest.Interface       // the same, read as the API server's JSON
 	mapper    meta.ResettableRESTMapper
 	waiter    *kube.Waiter
 	backoff   wait.Backoff
@@ -102,7 +102,7 @@ func NewSplit(store, target *rest.Config, namespace string, mapper meta.Resettab
 		secrets:   cs,
 		metadata:  md,
 		dyn:       dyn,
-		rest:      raw,
+		jsonReads: raw,
 		mapper:    mapper,
 		waiter:    kube.NewWaiter(dyn, mapper),
 		backoff:   apiBackoff,

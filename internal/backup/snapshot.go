@@ -9,7 +9,6 @@ import (
 	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -113,20 +112,17 @@ func (c *Client) Take(ctx context.Context, refs []step.Ref) (*Snapshot, error) {
 	return &Snapshot{Entries: entries}, nil
 }
 
-// getRaw is get that also returns the JSON the API server answered
-// (nil without a REST client: the object alone).
+// getRaw reads ref's object, retrying transient errors, and returns it
+// with the JSON the API server answered; nil when it does not exist or
+// its kind is not served.
 func (c *Client) getRaw(ctx context.Context, ref step.Ref) (*unstructured.Unstructured, []byte, error) {
-	if c.rest == nil {
-		obj, err := c.get(ctx, ref)
-		return obj, nil, err
-	}
 	var raw []byte
 	err := c.retry(ctx, func() error {
 		gvr, ns, err := c.located(ref)
 		if err != nil {
 			return err
 		}
-		raw, err = c.rest.Get().AbsPath(objectPath(gvr, ns, ref.Name)).Do(ctx).Raw()
+		raw, err = c.jsonReads.Get().AbsPath(objectPath(gvr, ns, ref.Name)).Do(ctx).Raw()
 		return err
 	})
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
@@ -154,23 +150,8 @@ func objectPath(gvr schema.GroupVersionResource, namespace, name string) string 
 	return p + "/" + gvr.Resource + "/" + url.PathEscape(name)
 }
 
-// get reads ref's object, retrying transient errors; nil when it does not
-// exist or its kind is not served.
+// get is getRaw without the server's bytes.
 func (c *Client) get(ctx context.Context, ref step.Ref) (*unstructured.Unstructured, error) {
-	var obj *unstructured.Unstructured
-	err := c.retry(ctx, func() error {
-		ri, err := c.resource(ref)
-		if err != nil {
-			return err
-		}
-		obj, err = ri.Get(ctx, ref.Name, metav1.GetOptions{})
-		return err
-	})
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return obj, nil
+	obj, _, err := c.getRaw(ctx, ref)
+	return obj, err
 }

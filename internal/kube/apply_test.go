@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/discovery"
@@ -27,8 +26,6 @@ import (
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // applyEnv is one test's applier, a clientset to observe with, and a
 // fresh namespace.
@@ -224,7 +221,7 @@ spec:
 	}
 	t.Cleanup(func() {
 		dyn, _ := dynamic.NewForConfig(e.cfg)
-		_ = dyn.Resource(crdResource).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{})
+		_ = dyn.Resource(CRDResource).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{})
 	})
 	// A waiter of its own, so the applier's mapper is not reset for it.
 	w, err := NewWaiterForConfig(e.cfg)

@@ -17,14 +17,14 @@ import (
 // CRDResource is where CustomResourceDefinitions are served.
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// CRDClient reads CustomResourceDefinitions as protobuf into typed
-// objects. A platform's CRDs are its biggest objects (Liqo's 28 are 1.5 MB
-// of JSON, mostly schemas), and what a wait or a preflight check needs of
-// them is their names, versions and conditions: 28 CRDs list in ~34 ms
-// this way and in ~78 ms as JSON decoded into unstructured maps, on the
-// project's 2-core machine, most of it the API server's encoding and the
-// client's decoding. Writes and backups keep the dynamic client and JSON:
-// they need every field.
+// NewCRDClient returns a client that reads CustomResourceDefinitions as
+// protobuf into typed objects. A platform's CRDs are its biggest objects
+// (Liqo's 28 are 1.5 MB of JSON, mostly schemas), and what a wait or a
+// preflight check needs of them is their names, versions and conditions:
+// 28 CRDs list in ~34 ms this way and in ~78 ms as JSON decoded into
+// unstructured maps, on the project's 2-core machine, most of it the API
+// server's encoding and the client's decoding. Writes and backups keep
+// the dynamic client and JSON: they need every field.
 func NewCRDClient(cfg *rest.Config) (apiextensionsclient.CustomResourceDefinitionInterface, error) {
 	pb := rest.CopyConfig(cfg)
 	pb.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON

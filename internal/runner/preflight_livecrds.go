@@ -69,7 +69,7 @@ func (pf *preflight) liveCRD(ctx context.Context, name string) (*unstructured.Un
 // clients can (kube.NewCRDClient).
 func (pf *preflight) getCRD(ctx context.Context, name string) (*unstructured.Unstructured, error) {
 	if pf.s.deps.CRDs == nil {
-		return pf.s.deps.Dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+		return pf.s.deps.Dynamic.Resource(kube.CRDResource).Get(ctx, name, metav1.GetOptions{})
 	}
 	crd, err := pf.s.deps.CRDs.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {

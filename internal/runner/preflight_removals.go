@@ -16,8 +16,6 @@ import (
 	"github.com/upshift-dev/upshift/internal/versions"
 )
 
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
 func isCRD(o *unstructured.Unstructured) bool {
 	gvk := o.GroupVersionKind()
 	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"

@@ -79,7 +79,7 @@ func newCRDFixture(t *testing.T, group string, objects int) *crdFixture {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = dyn.Resource(crdResource).Delete(ctx, "gadgets."+group, metav1.DeleteOptions{})
+		_ = dyn.Resource(kube.CRDResource).Delete(ctx, "gadgets."+group, metav1.DeleteOptions{})
 	})
 	f.applyCRD(gadgetCRD(group, "v1alpha1*"))
 	for i := range objects {
@@ -107,11 +107,11 @@ func (f *crdFixture) applyCRD(doc string) {
 	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
 		f.t.Fatal(err)
 	}
-	if _, err := f.dyn.Resource(crdResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true}); err != nil {
+	if _, err := f.dyn.Resource(kube.CRDResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true}); err != nil {
 		f.t.Fatal(err)
 	}
 	err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got, err := f.dyn.Resource(crdResource).Get(ctx, u.GetName(), metav1.GetOptions{})
+		got, err := f.dyn.Resource(kube.CRDResource).Get(ctx, u.GetName(), metav1.GetOptions{})
 		return err == nil && kube.CRDEstablished(got), nil
 	})
 	if err != nil {
@@ -121,7 +121,7 @@ func (f *crdFixture) applyCRD(doc string) {
 
 func (f *crdFixture) crd() *unstructured.Unstructured {
 	f.t.Helper()
-	got, err := f.dyn.Resource(crdResource).Get(f.ctx, "gadgets."+f.group, metav1.GetOptions{})
+	got, err := f.dyn.Resource(kube.CRDResource).Get(f.ctx, "gadgets."+f.group, metav1.GetOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func (f *crdFixture) migrate() {
 	if err := unstructured.SetNestedStringSlice(crd.Object, []string{"v1"}, "status", "storedVersions"); err != nil {
 		f.t.Fatal(err)
 	}
-	if _, err := f.dyn.Resource(crdResource).UpdateStatus(f.ctx, crd, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.dyn.Resource(kube.CRDResource).UpdateStatus(f.ctx, crd, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -223,7 +223,7 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(drop), &u.Object); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.dyn.Resource(crdResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: []string{metav1.DryRunAll}})
+	_, err := f.dyn.Resource(kube.CRDResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: []string{metav1.DryRunAll}})
 	if err == nil || !strings.Contains(err.Error(), "missing from spec.versions") {
 		t.Errorf("a dry-run update dropping v1alpha1: want the API server's refusal quoting \"missing from spec.versions\", got %v", err)
 	}
