@@ -60,7 +60,7 @@ func TestCommittedFilesAreGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 		if strings.HasSuffix(generated, ".yaml") {
-			if want, err = crd.Stamp(want); err != nil { // as `make generate` does
+			if want, err = crd.Finish(want); err != nil { // as `make generate` does
 				t.Fatal(err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 )
 
@@ -96,5 +97,63 @@ func TestEmbeddedCRDs(t *testing.T) {
 	}
 	if got := strings.Join(printed, " "); got != ClusterVersions+" "+PlatformUpgrades+" "+UpgradePlans+" "+UpgradeRuns {
 		t.Errorf("printed %s, want the four CRDs", got)
+	}
+}
+
+// The run record's copy of the plan has the UpgradePlan's schema without
+// its CEL rules (which the API server would evaluate on every save of
+// the run), and nothing else is dropped; the UpgradePlan keeps them.
+func TestRunsPlanSchemaHasNoRules(t *testing.T) {
+	runs, err := Get(UpgradeRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := Get(UpgradePlans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runPlan := runs.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["plan"]
+	planSpec := plans.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	if n := countRules(&runPlan); n != 0 {
+		t.Errorf("UpgradeRun's spec.plan schema holds %d CEL rules, want none: run `make generate`", n)
+	}
+	if n := countRules(&planSpec); n < 20 {
+		t.Errorf("UpgradePlan's spec schema holds %d CEL rules, want its own (at least 20)", n)
+	}
+	stripRules(&planSpec)
+	for name, want := range planSpec.Properties {
+		got, ok := runPlan.Properties[name]
+		if !ok {
+			t.Errorf("UpgradeRun's spec.plan lacks the plan's field %s", name)
+			continue
+		}
+		if !equality.Semantic.DeepEqual(got, want) {
+			t.Errorf("UpgradeRun's spec.plan.%s schema differs from the UpgradePlan's spec.%s beyond its rules", name, name)
+		}
+	}
+}
+
+func countRules(s *apiextensionsv1.JSONSchemaProps) int {
+	n := 0
+	walkSchema(s, func(p *apiextensionsv1.JSONSchemaProps) { n += len(p.XValidations) })
+	return n
+}
+
+func stripRules(s *apiextensionsv1.JSONSchemaProps) {
+	walkSchema(s, func(p *apiextensionsv1.JSONSchemaProps) { p.XValidations = nil })
+}
+
+// walkSchema calls f on s and every schema below it.
+func walkSchema(s *apiextensionsv1.JSONSchemaProps, f func(*apiextensionsv1.JSONSchemaProps)) {
+	f(s)
+	for k, p := range s.Properties {
+		walkSchema(&p, f)
+		s.Properties[k] = p
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		walkSchema(s.Items.Schema, f)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		walkSchema(s.AdditionalProperties.Schema, f)
 	}
 }

@@ -1,5 +1,5 @@
-// Command crddigest stamps generated CRD files with their digest
-// (config/crd.Stamp); `make generate` runs it after controller-gen.
+// Command crddigest finishes generated CRD files (config/crd.Finish)
+// `make generate` runs it after controller-gen.
 package main
 
 import (
@@ -13,7 +13,7 @@ func main() {
 	for _, f := range os.Args[1:] {
 		b, err := os.ReadFile(f)
 		if err == nil {
-			b, err = crd.Stamp(b)
+			b, err = crd.Finish(b)
 		}
 		if err == nil {
 			err = os.WriteFile(f, b, 0o644)
