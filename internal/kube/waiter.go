@@ -77,9 +77,28 @@ func (w *Waiter) WithCache(c *Cache) *Waiter {
 
 // WaitWritten is WaitCurrent for an object as the API server answered
 // this process's write of it: the wait judges no older version of it.
+// An answer that is Current already ends the wait at once, when the
+// verdict on the object reads nothing but the object (see
+// currentAsWritten).
 func (w *Waiter) WaitWritten(ctx context.Context, written *unstructured.Unstructured, timeout time.Duration) (Health, error) {
+	if h, ok := currentAsWritten(written); ok {
+		return h, nil
+	}
 	ref := RefOf(written)
 	return w.wait(ctx, target{desc: ref.String(), gvk: ref.GroupVersionKind(), namespace: ref.Namespace, name: ref.Name, written: written}, timeout)
+}
+
+// currentAsWritten judges a write's answer as the wait would first judge
+// the object: the answer is the object at the version the wait's fence
+// asks for. When that is Current, an informer's list and watch would
+// find the same (or a later version, which nothing orders before it).
+// Not for a workload or a Job, whose verdict also reads their pods.
+func currentAsWritten(written *unstructured.Unstructured) (Health, bool) {
+	if gk := groupKind(written); podWorkloads[gk] || gk == "batch/Job" {
+		return Health{}, false
+	}
+	h := Evaluate(written, Related{})
+	return h, h.Current()
 }
 
 // WaitCurrent waits until the object is Current and returns its Health.

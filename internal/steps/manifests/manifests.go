@@ -46,6 +46,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	b := budget.Start(ctx, e.timeout)
 	defer b.Stop()
 	crdsDone := false
+	applied := make([]*unstructured.Unstructured, 0, len(e.objs))
 	for _, o := range e.objs {
 		if !crdsDone && applyRank(o) > 1 {
 			// Custom resources further down need their kinds served.
@@ -54,15 +55,13 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 			}
 			crdsDone = true
 		}
-		if _, err := e.applier.Apply(b.Context(), o); err != nil {
+		a, err := e.applier.Apply(b.Context(), o)
+		if err != nil {
 			return b.Verdict(fmt.Errorf("apply manifests: %w", err))
 		}
+		applied = append(applied, a)
 	}
-	refs := make([]kube.ObjectRef, 0, len(e.objs))
-	for _, o := range e.objs {
-		refs = append(refs, kube.RefOf(o))
-	}
-	if err := e.waiter.WaitAllCurrent(ctx, refs, b.Left()); err != nil {
+	if err := e.waiter.WaitAllWritten(ctx, applied, b.Left()); err != nil {
 		return b.Verdict(err)
 	}
 	return step.Success("applied %d objects, all Current", len(e.objs)), nil
