@@ -47,6 +47,9 @@ type actor struct {
 	// when this drive started: only another process can have taken
 	// those, so only they are looked for before a backup is taken.
 	backingUp map[int]bool
+	// ahead is the first stage's snapshot read ahead, for a new run's
+	// first action (see readAhead); nil when there is none.
+	ahead *readAhead
 }
 
 // adoptBackups, before a rollback, records the backups of the stages the
@@ -118,9 +121,10 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 }
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
+	ahead, _ := a.ahead.take(act)
 	switch act.Kind {
 	case engine.Backup:
-		return a.backup(ctx, r, act.Stage)
+		return a.backup(ctx, r, act.Stage, ahead)
 	case engine.RunStep:
 		return a.step(ctx, r, act.Stage, act.Index)
 	case engine.CheckGate:
@@ -195,7 +199,7 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 // stage whose backup no save showed begun ran no step (a step waits for
 // that save), so a backup a stopped process left of it holds nothing the
 // new one lacks, and Save writes over it.
-func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
+func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Snapshot) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
 	type found struct {
 		ref *v1alpha1.BackupRef
@@ -210,7 +214,10 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 	} else {
 		earlier <- found{}
 	}
-	o, snap, err := a.snapshot(ctx, r, stage)
+	o, snap, err := engine.Outcome{}, ahead, error(nil)
+	if snap == nil {
+		o, snap, err = a.snapshot(ctx, r, stage)
+	}
 	f := <-earlier
 	switch {
 	case errors.Is(f.err, backup.ErrCorrupt):

@@ -189,11 +189,16 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	defer held.Release()
 
+	ahead := s.startReadAhead(held.Context(), p)
+	defer ahead.drop()
 	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { return s.checks(ctx, p) })
 	if err != nil || !drive {
 		return out, err
 	}
-	return s.drive(ctx, held, out, p)
+	if out.Decision.Verdict != engine.StartRun {
+		ahead.drop()
+	}
+	return s.drive(ctx, held, out, p, ahead)
 }
 
 // Rollback undoes every stage of the run that changed something. It needs
@@ -287,11 +292,19 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 		return nil, err
 	}
 	failpoint(run)
-	return s.drive(ctx, held, &Outcome{Run: run}, p)
+	return s.drive(ctx, held, &Outcome{Run: run}, p, nil)
 }
 
 // drive moves the run with the engine until it ends or stops.
-func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *Resolved) (*Outcome, error) {
+// newActor builds the actor that does a drive's IO with deps.
+func (s *Session) newActor(p *Resolved, deps *clients.Set) *actor {
+	return &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
+		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
+}
+
+// ahead, if not nil, is the first stage's snapshot read ahead for a new
+// run (readAhead).
+func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *Resolved, ahead *readAhead) (*Outcome, error) {
 	run := out.Run
 	actCtx, cancel := context.WithCancelCause(held.Context())
 	defer cancel(nil)
@@ -302,9 +315,8 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	// The run's waits share one informer cache, stopped with the run.
 	deps, closeCache := s.deps.WithCache()
 	defer closeCache()
-	a := &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
-		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs(),
-		backingUp: backingUpStages(run)}
+	a := s.newActor(p, deps)
+	a.backingUp, a.ahead = backingUpStages(run), ahead
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	saver.beforeEnd = a.finish
 	drv := &engine.Driver{

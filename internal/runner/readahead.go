@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/engine"
+)
+
+// readAhead is the first stage's snapshot of a new run, read while the
+// run's record and sources are being written (prepare): on a platform of
+// many CRDs the reads are the longest part of the wait before the first
+// change, and nothing else needs the API server then.
+//
+// It is as good as one read at the backup's turn: it is read with the
+// lease held, and until that turn this process changes nothing of the
+// platform (prepare writes only the record; a new run has no freeze to
+// reinstate). So it serves only the first action of a drive of a run
+// that prepare started, and only if that action is the first stage's
+// backup; anything else drops it. A read-ahead that failed is read again
+// at the backup's turn, where its failure is reported as usual.
+type readAhead struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	snap   *backup.Snapshot
+	ok     bool
+	used   bool
+}
+
+// startReadAhead starts reading the first stage's snapshot as a new run
+// of the plan would take it (attempt 1).
+func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
+	ctx, cancel := context.WithCancel(ctx)
+	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
+	a := s.newActor(p, s.deps)
+	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+	go func() {
+		defer close(ra.done)
+		o, snap, err := a.snapshot(ctx, run, 0)
+		ra.snap, ra.ok = snap, err == nil && snap != nil && o.Message == ""
+	}()
+	return ra
+}
+
+// take answers the read-ahead for the drive's first action, which must
+// be the first stage's backup, and drops it either way.
+func (ra *readAhead) take(act engine.Action) (*backup.Snapshot, bool) {
+	if ra == nil {
+		return nil, false
+	}
+	ra.mu.Lock()
+	defer ra.mu.Unlock()
+	if ra.used {
+		return nil, false
+	}
+	ra.used = true
+	if act.Kind != engine.Backup || act.Stage != 0 {
+		ra.cancel()
+		return nil, false
+	}
+	<-ra.done
+	return ra.snap, ra.ok
+}
+
+// drop stops a read-ahead no drive will use.
+func (ra *readAhead) drop() {
+	if ra == nil {
+		return
+	}
+	ra.mu.Lock()
+	defer ra.mu.Unlock()
+	ra.used = true
+	ra.cancel()
+}

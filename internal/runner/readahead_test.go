@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"context"
+	"testing"
+
+	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/engine"
+)
+
+// finishedReadAhead is a read-ahead whose reads are done.
+func finishedReadAhead(snap *backup.Snapshot, ok bool) *readAhead {
+	_, cancel := context.WithCancel(context.Background())
+	ra := &readAhead{cancel: cancel, done: make(chan struct{}), snap: snap, ok: ok}
+	close(ra.done)
+	return ra
+}
+
+// The snapshot read ahead serves the drive's first action only, and only
+// when that is the first stage's backup: any other first action (a
+// resumed run's step, a later stage's backup) drops it, and it never
+// serves twice. A read-ahead that failed serves nothing (the backup reads
+// again).
+func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
+	snap := &backup.Snapshot{}
+	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
+
+	ra := finishedReadAhead(snap, true)
+	if got, ok := ra.take(firstBackup); !ok || got != snap {
+		t.Fatalf("first action is the first stage's backup: got %v, %v; want the snapshot", got, ok)
+	}
+	if _, ok := ra.take(firstBackup); ok {
+		t.Error("the read-ahead served a second time")
+	}
+
+	for _, first := range []engine.Action{
+		{Kind: engine.RunStep, Stage: 0, Index: 0},
+		{Kind: engine.Backup, Stage: 1},
+		{Kind: engine.Restore, Stage: 0},
+	} {
+		ra := finishedReadAhead(snap, true)
+		if _, ok := ra.take(first); ok {
+			t.Errorf("first action %s was served the first stage's snapshot", first)
+		}
+		if _, ok := ra.take(firstBackup); ok {
+			t.Errorf("after first action %s, a later backup of the first stage was served the old snapshot", first)
+		}
+	}
+
+	if _, ok := finishedReadAhead(nil, false).take(firstBackup); ok {
+		t.Error("a failed read-ahead served the backup")
+	}
+	dropped := finishedReadAhead(snap, true)
+	dropped.drop()
+	if _, ok := dropped.take(firstBackup); ok {
+		t.Error("a dropped read-ahead (the run was not new) served the backup")
+	}
+	var none *readAhead
+	if _, ok := none.take(firstBackup); ok {
+		t.Error("no read-ahead served the backup")
+	}
+}
