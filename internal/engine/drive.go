@@ -15,10 +15,11 @@ import (
 // could not be finished here (interrupted, lease lost, unreachable API
 // after retries) and the run must stop as it was saved, to resume later.
 //
-// A Backup of a stage attempt whose backup was already taken and verified
-// (by a process that stopped before the record of it was saved) must
-// answer that backup, not take another: the stage's steps start while
-// that record is being saved, so a new one could hold their changes.
+// A stage's steps start while the record of its backup is being saved,
+// so a process that stopped may leave a stage saved as backing up whose
+// backup was taken and whose steps ran: before Drive, the caller records
+// such a backup (AdoptBackup), so that going on does not take another
+// (it could hold their changes) and a rollback restores it.
 type Actor interface {
 	Act(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error)
 }
@@ -64,7 +65,7 @@ type landed struct {
 // transition is saved before anything that follows it changes the
 // platform, or is found again on resume: a restore starts only once its
 // Begin is saved; a backup or a gate, which change nothing, and a step of
-// a stage whose backup is taken (Actor finds it again) while it is; and a
+// a stage whose backup is taken (a resumed run adopts it) while it is; and a
 // finished action's outcome is saved with the Begin of the action it lets
 // start (one write for both, since nothing touches the cluster between
 // them), or alone when nothing starts; a gate's Begin waits a moment
@@ -118,9 +119,9 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		// A backup or a gate changes nothing of the platform: it starts
 		// while its Begin is being saved. A crash before that save lands
 		// resumes from the save before, as a crash a moment earlier would.
-		// So does a step of a stage whose backup is taken: the Actor finds
-		// that backup again when the resumed run asks for it (Actor's
-		// contract), so the rollback still restores the stage as it was.
+		// So does a step of a stage whose backup is taken: the resumed
+		// run adopts that backup (Actor's contract), so the rollback
+		// still restores the stage as it was.
 		early := readOnly(begun) || backedUp(r, begun)
 		if early {
 			for _, b := range begun {

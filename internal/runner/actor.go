@@ -43,25 +43,20 @@ type actor struct {
 	readyTimeout time.Duration
 	// runs is the runs namespace and the driver's client (freeze steps).
 	runs freeze.Runs
-	// backingUp are the stages whose backup the saved run showed begun
-	// when this drive started: only another process can have taken
-	// those, so only they are looked for before a backup is taken.
-	backingUp map[int]bool
 	// ahead is the first stage's snapshot read ahead, for a new run's
 	// first action (see readAhead); nil when there is none.
 	ahead *readAhead
 }
 
-// adoptBackups, before a rollback, records the backups of the stages the
+// adoptBackups, before a drive, records the backups of the stages the
 // saved run shows backing up: a process that stopped may have taken one
-// and started the stage's steps while its record was being saved, and
-// the rollback must undo what they changed. A stage without a whole
-// backup ran no step. (A run going forward finds such a backup when it
-// asks for the stage's backup again: actor.backup.)
+// and started the stage's steps while its record was being saved (the
+// driver lets them), so going on must not take another (it could hold
+// their changes) and a rollback must restore it. A stage without a whole
+// backup ran no step, and takes its backup again going forward. A backup
+// that is there but does not load stops the drive, changing nothing: it
+// may be the only copy of the objects before their stage.
 func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, notice func(string)) error {
-	if r.Status.Phase != v1alpha1.RunRollingBack {
-		return nil
-	}
 	for i, ss := range r.Status.Stages {
 		if ss.Phase != v1alpha1.PhaseBackingUp || ss.Backup != nil || hasHelmStep(r.Spec.Plan.Stages[i]) {
 			// A stage with Helm releases starts its steps only once its
@@ -71,12 +66,17 @@ func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, notice
 		key := backup.Key{Run: r.Name, Stage: ss.Name, Attempt: r.Status.Attempt}
 		ref, err := a.backups.Find(ctx, key, string(r.UID))
 		if err != nil {
-			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup in namespace %s cannot be read, so a rollback could leave that stage's changes: %w; nothing was changed: check that backup (upshift backup show %s --stage %s) and this user's access to Secrets there, then run upshift rollback %s again", ss.Name, r.Name, a.backups.Namespace(), err, r.Name, ss.Name, r.Name)
+			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup in namespace %s cannot be read, so neither going on nor a rollback could undo that stage's changes: %w; nothing was changed: check that backup (upshift backup show %s --stage %s) and this user's access to Secrets there, then run the command again", ss.Name, r.Name, a.backups.Namespace(), err, r.Name, ss.Name)
 		}
-		if ref != nil {
-			engine.AdoptBackup(r, i, ref)
-			notice(fmt.Sprintf("stage %s: its backup was taken before the run stopped (%s); the rollback restores it", ss.Name, describeBackup(ref)))
+		if ref == nil {
+			continue
 		}
+		engine.AdoptBackup(r, i, ref)
+		then := "the run goes on from it"
+		if r.Status.Phase == v1alpha1.RunRollingBack {
+			then = "the rollback restores it"
+		}
+		notice(fmt.Sprintf("stage %s: its backup was taken before the run stopped (%s); %s", ss.Name, describeBackup(ref), then))
 	}
 	return nil
 }
@@ -89,17 +89,6 @@ func hasHelmStep(st v1alpha1.Stage) bool {
 		}
 	}
 	return false
-}
-
-// backingUpStages are the stages a saved run shows backing up.
-func backingUpStages(r *v1alpha1.UpgradeRun) map[int]bool {
-	out := map[int]bool{}
-	for i, ss := range r.Status.Stages {
-		if ss.Phase == v1alpha1.PhaseBackingUp {
-			out[i] = true
-		}
-	}
-	return out
 }
 
 var _ engine.Actor = (*actor)(nil)
@@ -190,49 +179,19 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 }
 
 // backup snapshots every object the stage's steps name, saves it and has
-// it read back and verified (backup.Save does) before any change. A whole
-// backup of this stage attempt already in the cluster is answered instead
-// (engine.Actor's contract): the stage's steps may have started while its
-// record was being saved by a process that stopped. It is looked for
-// while the snapshot is taken, so a run that did not stop waits for
-// nothing more, and only when the saved run showed the backup begun: a
-// stage whose backup no save showed begun ran no step (a step waits for
-// that save), so a backup a stopped process left of it holds nothing the
-// new one lacks, and Save writes over it.
+// it read back and verified (backup.Save does) before any change. A
+// backup that a stopped process took of this stage attempt was adopted
+// before the drive (adoptBackups) when its steps may have run; otherwise
+// no step of the stage ran, and Save writes over what is left of it.
 func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Snapshot) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
-	type found struct {
-		ref *v1alpha1.BackupRef
-		err error
-	}
-	earlier := make(chan found, 1)
-	if a.backingUp[stage] {
-		go func() {
-			ref, err := a.backups.Find(ctx, key, string(r.UID))
-			earlier <- found{ref, err}
-		}()
-	} else {
-		earlier <- found{}
-	}
-	o, snap, err := engine.Outcome{}, ahead, error(nil)
+	snap := ahead
 	if snap == nil {
-		o, snap, err = a.snapshot(ctx, r, stage)
-	}
-	f := <-earlier
-	switch {
-	case errors.Is(f.err, backup.ErrCorrupt):
-		return engine.Outcome{Message: fmt.Sprintf("the stage's backup taken before is corrupt, and is not written over: %v", f.err)}, nil
-	case f.err != nil:
-		return a.failed(ctx, fmt.Errorf("look for the stage's backup: %w", f.err))
-	case f.ref != nil:
-		revisions, err := a.helmRevisions(ctx, stage)
-		if err != nil {
-			return a.failed(ctx, err)
+		o, taken, err := a.snapshot(ctx, r, stage)
+		if err != nil || taken == nil {
+			return o, err
 		}
-		f.ref.HelmReleases = revisions
-		return engine.Outcome{OK: true, Backup: f.ref, Message: describeBackup(f.ref) + " (taken before this process resumed the run)"}, nil
-	case err != nil || snap == nil:
-		return o, err
+		snap = taken
 	}
 	revisions, err := a.helmRevisions(ctx, stage)
 	if err != nil {

@@ -316,7 +316,7 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	deps, closeCache := s.deps.WithCache()
 	defer closeCache()
 	a := s.newActor(p, deps)
-	a.backingUp, a.ahead = backingUpStages(run), ahead
+	a.ahead = ahead
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	saver.beforeEnd = a.finish
 	drv := &engine.Driver{
@@ -327,7 +327,7 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	}
 	// After newSaver: the adoption is a transition of this process's, not
 	// a save of another's the saver would take for a lost lease. The
-	// restore it lets start saves it.
+	// action it lets start (the stage's step, or its restore) saves it.
 	err := a.adoptBackups(actCtx, run, s.opts.Notice)
 	if err == nil {
 		err = a.reinstate(actCtx, run, s.opts.Notice)

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
@@ -175,6 +178,42 @@ func TestRollbackOfARunKilledWhileBackingUp(t *testing.T) {
 		t.Errorf("the rollback does not say it found the stage's backup:\n%s", out)
 	}
 	w.assertRestored(before)
+}
+
+// TestResumeStopsOnACorruptBackupItCannotAdopt: killed as above, the
+// stage's backup in the cluster is then damaged. Going on would take a
+// new backup holding the step's change, and failing the stage would roll
+// back the others and say restored while web keeps that change: apply
+// and rollback both stop instead, change nothing, and name the backup to
+// check.
+func TestResumeStopsOnACorruptBackupItCannotAdopt(t *testing.T) {
+	t.Parallel()
+	w, _, plan := killedAfterWebsWriteBeforeItsBackupIsRecorded(t)
+	atKill := w.capture()
+	secrets, err := w.cs.CoreV1().Secrets("upshift-system").List(w.ctx, metav1.ListOptions{LabelSelector: backup.LabelStage + "=workloads"})
+	if err != nil || len(secrets.Items) == 0 {
+		t.Fatalf("the workloads stage's backup is not in the cluster (%v)", err)
+	}
+	sec := secrets.Items[0]
+	sec.Data["chunk"] = append([]byte("damaged"), sec.Data["chunk"]...)
+	if _, err := w.cs.CoreV1().Secrets(sec.Namespace).Update(w.ctx, &sec, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{append([]string{"apply", "-f", plan}, fastLease...), {"rollback", "shop-2.0.0"}} {
+		out := w.upshift(nil, args...)
+		if out.code == 0 {
+			t.Fatalf("%s went on past a corrupt backup:\n%s", args[0], out)
+		}
+		if msg := out.stdout + out.stderr; !strings.Contains(msg, "upshift backup show shop-2.0.0 --stage workloads") || !strings.Contains(msg, "nothing was changed") {
+			t.Errorf("%s does not name the backup to check:\n%s", args[0], out)
+		}
+		if st := w.run("shop-2.0.0").Status.Stages[1]; st.Backup != nil || st.Phase != v1alpha1.PhaseBackingUp {
+			t.Errorf("after %s the workloads stage is %s with backup %v: want it as saved at the kill", args[0], st.Phase, st.Backup)
+		}
+		if img, was := w.capture().web.Spec.Template.Spec.Containers[0].Image, atKill.web.Spec.Template.Spec.Containers[0].Image; img != was {
+			t.Errorf("after %s web runs %s, at the kill %s: nothing was to change", args[0], img, was)
+		}
+	}
 }
 
 // killedAfterWebsWriteBeforeItsBackupIsRecorded runs the broken plan with
