@@ -217,9 +217,6 @@ func describeEvent(e engine.Event) string {
 		}
 		return what + " started"
 	}
-	if e.Cancelled {
-		return what + " stopped: another action failed"
-	}
 	verdict := "succeeded"
 	if !e.Outcome.OK {
 		verdict = "FAILED"

@@ -17,8 +17,7 @@
 // entered again (executors are idempotent), a succeeded step never is.
 // (Drive saves several transitions in one write where nothing touches the
 // platform between them: an action's end with the next one's start, and a
-// quick gate's start with its end. A stage's backup runs beside the last
-// gate of the stage before it, and its steps start once both landed.)
+// quick gate's start with its end.)
 //
 // Rules:
 //   - A stage is backed up once per run attempt, before its first change; a

@@ -35,10 +35,7 @@ type Event struct {
 	Action  Action
 	Begin   bool // false: the action completed with Outcome
 	Outcome Outcome
-	// Cancelled: the action was stopped because another one failed
-	// (Cancel): a step beside a failed one, or a backup beside a gate.
-	Cancelled bool
-	Run       *v1alpha1.UpgradeRun
+	Run     *v1alpha1.UpgradeRun
 }
 
 // Driver runs the decide-act-record loop. It holds no state of its own
@@ -74,8 +71,7 @@ type landed struct {
 // them), or alone when nothing starts; a gate's Begin waits a moment
 // unsaved for the gate to land, so quick gates cost no write of their
 // own. Actions run one at a time, except the steps of a graph stage, which
-// run side by side as their dependencies allow, and a stage's backup,
-// which runs beside the last gate of the stage before it; the run itself is only
+// run side by side as their dependencies allow; the run itself is only
 // touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 	inflight := map[Action]context.CancelCauseFunc{}
@@ -90,16 +86,13 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			cancel(cause)
 		}
 	}
-	// settle records what a finished action tells.
-	settle := func(l landed) {
+	// land records what a finished action tells.
+	land := func(l landed) {
 		inflight[l.a](nil)
 		delete(inflight, l.a)
 		switch {
-		case l.err != nil && errors.Is(l.err, ErrSiblingFailed),
-			l.err == nil && stopped == nil && l.a.Kind == Backup && r.Status.Phase != v1alpha1.RunRunning:
-			// A step stopped beside a failed one, or a backup taken ahead
-			// of its stage (NextActions) once a gate before it failed.
-			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}, Cancelled: true})
+		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
+			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
 			return
 		case l.err != nil:
 			stopAll(l.err)
@@ -113,23 +106,6 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			for _, cancel := range inflight {
 				cancel(ErrSiblingFailed)
 			}
-		}
-	}
-	// land settles a finished action, except a backup that lands before
-	// the gates beside it: it is held, and settled after them, so a run
-	// records its gates' verdict first, whatever the order they end in.
-	var held []landed
-	land := func(l landed) {
-		if l.a.Kind == Backup && gateInFlight(inflight, l.a.Stage-1) {
-			held = append(held, l)
-			return
-		}
-		settle(l)
-		if l.a.Kind == CheckGate && !gateInFlight(inflight, l.a.Stage) {
-			for _, h := range held {
-				settle(h)
-			}
-			held = nil
 		}
 	}
 	for {
@@ -157,17 +133,6 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		// and save both at once. Nothing changes the platform before the
 		// next save, so a crash meanwhile is one a moment earlier.
 		if early && stopped == nil && gatesOnly(begun) {
-			if l, ok := rec.awaitQuick(results, d.quickWindow()); ok {
-				land(l)
-				continue
-			}
-		}
-		// A gate and the next stage's backup run side by side: the one
-		// that lands first starts nothing, and the next stage's steps wait
-		// for the other. Its outcome need not be saved first (the backup's
-		// start is), so it waits likewise for the other to land, and one
-		// write carries both and the step they let start.
-		if len(begun) == 0 && stopped == nil && len(rec.events) > 0 && readOnlyFlight(inflight) {
 			if l, ok := rec.awaitQuick(results, d.quickWindow()); ok {
 				land(l)
 				continue
@@ -221,8 +186,8 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 		if _, busy := inflight[a]; busy {
 			continue
 		}
-		if len(inflight) > 0 && !sideBySide(r, a, inflight) {
-			return begun, nil
+		if len(inflight) > 0 && (a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning) {
+			return begun, nil // only a graph stage's steps run side by side
 		}
 		if err := ctx.Err(); err != nil {
 			return begun, err
@@ -235,24 +200,6 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 	return begun, nil
 }
 
-// sideBySide tells whether a may start while the actions in flight run:
-// a graph stage's steps run side by side, and a stage's backup runs
-// beside the gates of the stage before it (NextActions).
-func sideBySide(r *v1alpha1.UpgradeRun, a Action, inflight map[Action]context.CancelCauseFunc) bool {
-	switch {
-	case a.Kind == RunStep:
-		return r.Status.Phase == v1alpha1.RunRunning
-	case a.Kind == Backup:
-		for f := range inflight {
-			if f.Kind != CheckGate || f.Stage != a.Stage-1 {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // readOnly tells whether every begun action leaves the platform as it is.
 func readOnly(begun []begunAction) bool {
 	for _, b := range begun {
@@ -261,27 +208,6 @@ func readOnly(begun []begunAction) bool {
 		}
 	}
 	return len(begun) > 0
-}
-
-// gateInFlight tells whether a gate of the stage is in flight.
-func gateInFlight(inflight map[Action]context.CancelCauseFunc, stage int) bool {
-	for a := range inflight {
-		if a.Kind == CheckGate && a.Stage == stage {
-			return true
-		}
-	}
-	return false
-}
-
-// readOnlyFlight tells whether every action in flight is a backup or a
-// gate, which leave the platform as it is.
-func readOnlyFlight(inflight map[Action]context.CancelCauseFunc) bool {
-	for a := range inflight {
-		if a.Kind != Backup && a.Kind != CheckGate {
-			return false
-		}
-	}
-	return len(inflight) > 0
 }
 
 // gatesOnly tells whether every begun action is a gate. A backup's Begin

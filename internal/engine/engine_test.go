@@ -285,10 +285,7 @@ func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[stri
 			return
 		}
 		verdict := "ok"
-		switch {
-		case e.Cancelled:
-			verdict = "cancelled"
-		case !e.Outcome.OK:
+		if !e.Outcome.OK {
 			verdict = "FAILED"
 		}
 		fmt.Fprintf(out, "%d %s %s -> run %s\n", e.Run.Status.Transitions, verdict, actionKey(e.Run, e.Action), e.Run.Status.Phase)
