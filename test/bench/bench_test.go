@@ -239,6 +239,11 @@ func report(t *testing.T, sc scenario, ups, scr []measured) {
 	fmt.Fprintf(&b, "| bytes written to the API per run (request bodies) | %s | %s |\n", size(int(median(pick(ups, bytesOf)))), size(int(median(pick(scr, bytesOf)))))
 	if rec.writes > 0 {
 		fmt.Fprintf(&b, "| run record: saves per run, bytes per save (mean / largest) | %d, %s / %s | — |\n", rec.writes, size(rec.bytes/rec.writes), size(rec.max))
+		var took []time.Duration
+		for _, m := range ups {
+			took = append(took, m.written.recordTook...)
+		}
+		fmt.Fprintf(&b, "| run record: API server time per save (p50 / p90, every run) | %s / %s | — |\n", median(took).Round(10*time.Microsecond), percentile(took, 0.9).Round(10*time.Microsecond))
 	}
 	fmt.Fprintf(&b, "\nUpshift ÷ script: wall %.2f, requests %.2f; Upshift ÷ physical limit: %.2f\n", uw.Seconds()/sw.Seconds(), float64(ur)/float64(sr), uw.Seconds()/ul.Seconds())
 	fmt.Fprintf(&b, "reaction from a rollout done to Upshift's next write: p50 %s, p99 %s (%d rollouts)\n",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
 )
@@ -24,8 +25,9 @@ type written struct {
 	// shows there whatever objects it introduces.
 	byWhat map[string]*tally
 	// record are the writes of the run's record (saved after every
-	// transition).
-	record tally
+	// transition); recordTook how long the API server took over each.
+	record     tally
+	recordTook []time.Duration
 }
 
 type tally struct{ writes, bytes, max int }
@@ -58,6 +60,7 @@ func weigh(evs []localcluster.AuditEvent, record string) written {
 		if r := e.ObjectRef; r != nil && r.Namespace == runNamespace &&
 			(r.Resource == "upgraderuns" && r.Name == record || r.Resource == "secrets" && r.Name == "upshift-run-"+record) {
 			w.record.add(n)
+			w.recordTook = append(w.recordTook, e.StageTimestamp.Sub(e.RequestReceivedTimestamp))
 		}
 	}
 	return w
