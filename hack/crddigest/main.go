@@ -1,5 +1,5 @@
-// Command crddigest finishes generated CRD files (config/crd.Finish)
-// `make generate` runs it after controller-gen.
+// Command crddigest finishes the CRD files controller-gen generated
+// (config/crd.Finish); `make generate` runs it after controller-gen.
 package main
 
 import (

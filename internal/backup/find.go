@@ -19,9 +19,10 @@ import (
 // whole backup that does not load is a *CorruptError: it may be the only
 // copy of the objects before their stage, and is not written over.
 //
-// A resumed run asks before taking a stage's backup: its steps may have
-// started while the record of a backup taken before was being saved, and
-// a new snapshot would hold their changes.
+// A resumed run asks, for each stage saved as backing up, before it
+// drives (the runner's adoptBackups): the stage's steps may have started
+// while the record of a backup taken before was being saved, so a new
+// snapshot would hold their changes, and a rollback must restore it.
 //
 // Only a backup of the run whose UID is runUID is answered: a run
 // re-created under the name of one whose backups were kept has keys of

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -39,6 +40,11 @@ const dataKey = "chunk"
 // String is the form messages use: "run demo-1, stage crds, attempt 1".
 func (k Key) String() string {
 	return fmt.Sprintf("run %s, stage %s, attempt %d", k.Run, k.Stage, k.Attempt)
+}
+
+// Selector is the label selector of the key's Secrets, for kubectl.
+func (k Key) Selector() string {
+	return labels.SelectorFromSet(k.labels()).String()
 }
 
 func (k Key) validate() error {

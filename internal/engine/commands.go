@@ -151,7 +151,8 @@ func RequestRollback(r *v1alpha1.UpgradeRun, reason string, now time.Time) error
 // AdoptBackup records, as the backup of a stage the run shows backing
 // up, one a stopped process took and did not live to record: the stage's
 // steps start while that record is being saved (Driver), so they may
-// have changed the platform, and the rollback must restore the stage.
+// have changed the platform. Going on, the stage does not take another
+// backup (it could hold their changes); rolling back, it is restored.
 func AdoptBackup(r *v1alpha1.UpgradeRun, stage int, ref *v1alpha1.BackupRef) {
 	st := &r.Status
 	st.Transitions++

@@ -65,7 +65,14 @@ func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, notice
 		}
 		key := backup.Key{Run: r.Name, Stage: ss.Name, Attempt: r.Status.Attempt}
 		ref, err := a.backups.Find(ctx, key, string(r.UID))
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case errors.Is(err, backup.ErrCorrupt):
+			// Running again cannot help: the objects as they were before
+			// the stage are in no backup that loads.
+			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup is damaged (%w), so neither going on nor a rollback could undo what its steps may have changed; nothing was changed: put the stage's objects back as they were before the run by hand, delete that backup (kubectl delete secrets -n %s -l %s), then run the command again: the stage is then backed up afresh", ss.Name, r.Name, err, a.backups.Namespace(), key.Selector())
+		case err != nil:
 			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup in namespace %s cannot be read, so neither going on nor a rollback could undo that stage's changes: %w; nothing was changed: check that backup (upshift backup show %s --stage %s) and this user's access to Secrets there, then run the command again", ss.Name, r.Name, a.backups.Namespace(), err, r.Name, ss.Name)
 		}
 		if ref == nil {
@@ -110,7 +117,10 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 }
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
-	ahead, _ := a.ahead.take(act)
+	ahead, ok := a.ahead.take(ctx, act)
+	if !ok {
+		ahead = nil // a failed read-ahead: the backup reads again
+	}
 	switch act.Kind {
 	case engine.Backup:
 		return a.backup(ctx, r, act.Stage, ahead)

@@ -46,23 +46,30 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 }
 
 // take answers the read-ahead for the drive's first action, which must
-// be the first stage's backup, and drops it either way.
-func (ra *readAhead) take(act engine.Action) (*backup.Snapshot, bool) {
+// be the first stage's backup, and drops it either way. It waits for the
+// reads no longer than ctx (the action's: Ctrl-C and abort end it).
+func (ra *readAhead) take(ctx context.Context, act engine.Action) (*backup.Snapshot, bool) {
 	if ra == nil {
 		return nil, false
 	}
 	ra.mu.Lock()
-	defer ra.mu.Unlock()
-	if ra.used {
+	used := ra.used
+	ra.used = true
+	ra.mu.Unlock()
+	if used {
 		return nil, false
 	}
-	ra.used = true
 	if act.Kind != engine.Backup || act.Stage != 0 {
 		ra.cancel()
 		return nil, false
 	}
-	<-ra.done
-	return ra.snap, ra.ok
+	select {
+	case <-ra.done:
+		return ra.snap, ra.ok
+	case <-ctx.Done():
+		ra.cancel()
+		return nil, false
+	}
 }
 
 // drop stops a read-ahead no drive will use.

@@ -26,10 +26,10 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
 
 	ra := finishedReadAhead(snap, true)
-	if got, ok := ra.take(firstBackup); !ok || got != snap {
+	if got, ok := ra.take(context.Background(), firstBackup); !ok || got != snap {
 		t.Fatalf("first action is the first stage's backup: got %v, %v; want the snapshot", got, ok)
 	}
-	if _, ok := ra.take(firstBackup); ok {
+	if _, ok := ra.take(context.Background(), firstBackup); ok {
 		t.Error("the read-ahead served a second time")
 	}
 
@@ -39,24 +39,39 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 		{Kind: engine.Restore, Stage: 0},
 	} {
 		ra := finishedReadAhead(snap, true)
-		if _, ok := ra.take(first); ok {
+		if _, ok := ra.take(context.Background(), first); ok {
 			t.Errorf("first action %s was served the first stage's snapshot", first)
 		}
-		if _, ok := ra.take(firstBackup); ok {
+		if _, ok := ra.take(context.Background(), firstBackup); ok {
 			t.Errorf("after first action %s, a later backup of the first stage was served the old snapshot", first)
 		}
 	}
 
-	if _, ok := finishedReadAhead(nil, false).take(firstBackup); ok {
+	if _, ok := finishedReadAhead(nil, false).take(context.Background(), firstBackup); ok {
 		t.Error("a failed read-ahead served the backup")
 	}
 	dropped := finishedReadAhead(snap, true)
 	dropped.drop()
-	if _, ok := dropped.take(firstBackup); ok {
+	if _, ok := dropped.take(context.Background(), firstBackup); ok {
 		t.Error("a dropped read-ahead (the run was not new) served the backup")
 	}
 	var none *readAhead
-	if _, ok := none.take(firstBackup); ok {
+	if _, ok := none.take(context.Background(), firstBackup); ok {
 		t.Error("no read-ahead served the backup")
+	}
+}
+
+// Waiting for reads that do not end stops with the action's context
+// (Ctrl-C, abort), and the read-ahead is stopped with it.
+func TestReadAheadWaitEndsWithTheAction(t *testing.T) {
+	readCtx, cancelReads := context.WithCancel(context.Background())
+	ra := &readAhead{cancel: cancelReads, done: make(chan struct{})}
+	act, stop := context.WithCancel(context.Background())
+	stop()
+	if _, ok := ra.take(act, engine.Action{Kind: engine.Backup}); ok {
+		t.Fatal("an unfinished read-ahead served the backup")
+	}
+	if readCtx.Err() == nil {
+		t.Error("the read-ahead's reads were not stopped")
 	}
 }

@@ -184,8 +184,8 @@ func TestRollbackOfARunKilledWhileBackingUp(t *testing.T) {
 // stage's backup in the cluster is then damaged. Going on would take a
 // new backup holding the step's change, and failing the stage would roll
 // back the others and say restored while web keeps that change: apply
-// and rollback both stop instead, change nothing, and name the backup to
-// check.
+// and rollback both stop instead, change nothing, and name the backup's
+// Secrets and the way out.
 func TestResumeStopsOnACorruptBackupItCannotAdopt(t *testing.T) {
 	t.Parallel()
 	w, _, plan := killedAfterWebsWriteBeforeItsBackupIsRecorded(t)
@@ -204,8 +204,8 @@ func TestResumeStopsOnACorruptBackupItCannotAdopt(t *testing.T) {
 		if out.code == 0 {
 			t.Fatalf("%s went on past a corrupt backup:\n%s", args[0], out)
 		}
-		if msg := out.stdout + out.stderr; !strings.Contains(msg, "upshift backup show shop-2.0.0 --stage workloads") || !strings.Contains(msg, "nothing was changed") {
-			t.Errorf("%s does not name the backup to check:\n%s", args[0], out)
+		if msg := out.stdout + out.stderr; !strings.Contains(msg, "kubectl delete secrets -n upshift-system -l ") || !strings.Contains(msg, "upshift.dev/stage=workloads") || !strings.Contains(msg, "nothing was changed") {
+			t.Errorf("%s does not name the damaged backup and the way out:\n%s", args[0], out)
 		}
 		if st := w.run("shop-2.0.0").Status.Stages[1]; st.Backup != nil || st.Phase != v1alpha1.PhaseBackingUp {
 			t.Errorf("after %s the workloads stage is %s with backup %v: want it as saved at the kill", args[0], st.Phase, st.Backup)
