@@ -3,6 +3,7 @@ package crd
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -36,16 +37,18 @@ func withoutPlanRules(file []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(file, &doc); err != nil {
 		return nil, fmt.Errorf("decode CRD: %w", err)
 	}
-	if name, _ := lookup(doc, "metadata", "name").(string); name != UpgradeRuns {
+	if name, _, _ := unstructured.NestedString(doc, "metadata", "name"); name != UpgradeRuns {
 		return file, nil
 	}
-	versions, _ := lookup(doc, "spec", "versions").([]any)
-	if len(versions) == 0 {
+	versions, _, _ := unstructured.NestedFieldNoCopy(doc, "spec", "versions")
+	list, _ := versions.([]any)
+	if len(list) == 0 {
 		return nil, fmt.Errorf("CRD %s has no spec.versions", UpgradeRuns)
 	}
-	for _, v := range versions {
-		plan := lookup(v, "schema", "openAPIV3Schema", "properties", "spec", "properties", "plan")
-		if plan == nil {
+	for _, v := range list {
+		m, _ := v.(map[string]any)
+		plan, found, _ := unstructured.NestedFieldNoCopy(m, "schema", "openAPIV3Schema", "properties", "spec", "properties", "plan")
+		if !found {
 			return nil, fmt.Errorf("CRD %s: a version has no spec.plan schema", UpgradeRuns)
 		}
 		dropKey(plan, "x-kubernetes-validations")
@@ -58,18 +61,6 @@ func withoutPlanRules(file []byte) ([]byte, error) {
 		return nil, fmt.Errorf("encode CRD %s: %w", UpgradeRuns, err)
 	}
 	return append([]byte("---\n"), b...), nil
-}
-
-// lookup follows keys down nested maps; nil when one is missing.
-func lookup(n any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := n.(map[string]any)
-		if !ok {
-			return nil
-		}
-		n = m[k]
-	}
-	return n
 }
 
 // dropKey removes key from every map at or below n.

@@ -28,6 +28,10 @@ var podWorkloads = map[string]bool{
 	"apps/ReplicaSet":  true,
 }
 
+// readsPods tells whether the verdict on an object of the kind reads its
+// pods (and a Deployment's ReplicaSets) besides the object itself.
+func readsPods(gk string) bool { return podWorkloads[gk] || gk == "batch/Job" }
+
 // Evaluate judges one object. It is pure: kstatus computes the status from
 // the object; then a workload whose current-revision pod crash-loops, cannot
 // pull its image or cannot be configured is Failing at once (see

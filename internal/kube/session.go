@@ -304,7 +304,7 @@ func (s *session) targetObjects() []*unstructured.Unstructured {
 // list is in.
 func (s *session) relatedFor(u *unstructured.Unstructured) (rel Related, synced bool, err error) {
 	gk := groupKind(u)
-	if !podWorkloads[gk] && gk != "batch/Job" {
+	if !readsPods(gk) {
 		return Related{}, true, nil
 	}
 	raw, found, err := unstructured.NestedMap(u.Object, "spec", "selector")

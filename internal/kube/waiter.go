@@ -94,7 +94,7 @@ func (w *Waiter) WaitWritten(ctx context.Context, written *unstructured.Unstruct
 // find the same (or a later version, which nothing orders before it).
 // Not for a workload or a Job, whose verdict also reads their pods.
 func currentAsWritten(written *unstructured.Unstructured) (Health, bool) {
-	if gk := groupKind(written); podWorkloads[gk] || gk == "batch/Job" {
+	if readsPods(groupKind(written)) {
 		return Health{}, false
 	}
 	h := Evaluate(written, Related{})

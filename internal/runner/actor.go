@@ -117,10 +117,7 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 }
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
-	ahead, ok := a.ahead.take(ctx, act)
-	if !ok {
-		ahead = nil // a failed read-ahead: the backup reads again
-	}
+	ahead := a.ahead.take(ctx, act) // nil: the backup reads for itself
 	switch act.Kind {
 	case engine.Backup:
 		return a.backup(ctx, r, act.Stage, ahead)

@@ -25,8 +25,7 @@ type readAhead struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	done   chan struct{}
-	snap   *backup.Snapshot
-	ok     bool
+	snap   *backup.Snapshot // nil when the reads failed
 	used   bool
 }
 
@@ -39,36 +38,38 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 	go func() {
 		defer close(ra.done)
-		o, snap, err := a.snapshot(ctx, run, 0)
-		ra.snap, ra.ok = snap, err == nil && snap != nil && o.Message == ""
+		if o, snap, err := a.snapshot(ctx, run, 0); err == nil && o.Message == "" {
+			ra.snap = snap
+		}
 	}()
 	return ra
 }
 
 // take answers the read-ahead for the drive's first action, which must
-// be the first stage's backup, and drops it either way. It waits for the
-// reads no longer than ctx (the action's: Ctrl-C and abort end it).
-func (ra *readAhead) take(ctx context.Context, act engine.Action) (*backup.Snapshot, bool) {
+// be the first stage's backup, and drops it either way: nil when there is
+// none to use. It waits for the reads no longer than ctx (the action's:
+// Ctrl-C and abort end it).
+func (ra *readAhead) take(ctx context.Context, act engine.Action) *backup.Snapshot {
 	if ra == nil {
-		return nil, false
+		return nil
 	}
 	ra.mu.Lock()
 	used := ra.used
 	ra.used = true
 	ra.mu.Unlock()
 	if used {
-		return nil, false
+		return nil
 	}
 	if act.Kind != engine.Backup || act.Stage != 0 {
 		ra.cancel()
-		return nil, false
+		return nil
 	}
 	select {
 	case <-ra.done:
-		return ra.snap, ra.ok
+		return ra.snap
 	case <-ctx.Done():
 		ra.cancel()
-		return nil, false
+		return nil
 	}
 }
 

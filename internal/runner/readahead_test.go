@@ -9,9 +9,9 @@ import (
 )
 
 // finishedReadAhead is a read-ahead whose reads are done.
-func finishedReadAhead(snap *backup.Snapshot, ok bool) *readAhead {
+func finishedReadAhead(snap *backup.Snapshot) *readAhead {
 	_, cancel := context.WithCancel(context.Background())
-	ra := &readAhead{cancel: cancel, done: make(chan struct{}), snap: snap, ok: ok}
+	ra := &readAhead{cancel: cancel, done: make(chan struct{}), snap: snap}
 	close(ra.done)
 	return ra
 }
@@ -25,11 +25,11 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 	snap := &backup.Snapshot{}
 	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
 
-	ra := finishedReadAhead(snap, true)
-	if got, ok := ra.take(context.Background(), firstBackup); !ok || got != snap {
-		t.Fatalf("first action is the first stage's backup: got %v, %v; want the snapshot", got, ok)
+	ra := finishedReadAhead(snap)
+	if got := ra.take(context.Background(), firstBackup); got != snap {
+		t.Fatalf("first action is the first stage's backup: got %v; want the snapshot", got)
 	}
-	if _, ok := ra.take(context.Background(), firstBackup); ok {
+	if ra.take(context.Background(), firstBackup) != nil {
 		t.Error("the read-ahead served a second time")
 	}
 
@@ -38,25 +38,25 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 		{Kind: engine.Backup, Stage: 1},
 		{Kind: engine.Restore, Stage: 0},
 	} {
-		ra := finishedReadAhead(snap, true)
-		if _, ok := ra.take(context.Background(), first); ok {
+		ra := finishedReadAhead(snap)
+		if ra.take(context.Background(), first) != nil {
 			t.Errorf("first action %s was served the first stage's snapshot", first)
 		}
-		if _, ok := ra.take(context.Background(), firstBackup); ok {
+		if ra.take(context.Background(), firstBackup) != nil {
 			t.Errorf("after first action %s, a later backup of the first stage was served the old snapshot", first)
 		}
 	}
 
-	if _, ok := finishedReadAhead(nil, false).take(context.Background(), firstBackup); ok {
+	if finishedReadAhead(nil).take(context.Background(), firstBackup) != nil {
 		t.Error("a failed read-ahead served the backup")
 	}
-	dropped := finishedReadAhead(snap, true)
+	dropped := finishedReadAhead(snap)
 	dropped.drop()
-	if _, ok := dropped.take(context.Background(), firstBackup); ok {
+	if dropped.take(context.Background(), firstBackup) != nil {
 		t.Error("a dropped read-ahead (the run was not new) served the backup")
 	}
 	var none *readAhead
-	if _, ok := none.take(context.Background(), firstBackup); ok {
+	if none.take(context.Background(), firstBackup) != nil {
 		t.Error("no read-ahead served the backup")
 	}
 }
@@ -68,7 +68,7 @@ func TestReadAheadWaitEndsWithTheAction(t *testing.T) {
 	ra := &readAhead{cancel: cancelReads, done: make(chan struct{})}
 	act, stop := context.WithCancel(context.Background())
 	stop()
-	if _, ok := ra.take(act, engine.Action{Kind: engine.Backup}); ok {
+	if ra.take(act, engine.Action{Kind: engine.Backup}) != nil {
 		t.Fatal("an unfinished read-ahead served the backup")
 	}
 	if readCtx.Err() == nil {

@@ -295,15 +295,15 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	return s.drive(ctx, held, &Outcome{Run: run}, p, nil)
 }
 
-// drive moves the run with the engine until it ends or stops.
 // newActor builds the actor that does a drive's IO with deps.
 func (s *Session) newActor(p *Resolved, deps *clients.Set) *actor {
 	return &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
 		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
 }
 
-// ahead, if not nil, is the first stage's snapshot read ahead for a new
-// run (readAhead).
+// drive moves the run with the engine until it ends or stops. ahead, if
+// not nil, is the first stage's snapshot read ahead for a new run
+// (readAhead).
 func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *Resolved, ahead *readAhead) (*Outcome, error) {
 	run := out.Run
 	actCtx, cancel := context.WithCancelCause(held.Context())
