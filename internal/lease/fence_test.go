@@ -18,10 +18,13 @@ import (
 
 // writeStream writes a ConfigMap over and over with a context of its own,
 // as Helm's kube client does (it goes on after our context ended), until
-// stop closes. It returns the errors it met after the first refusal.
-func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (ok func() int, refusals func() []error, wait func()) {
+// stop closes. sentSince counts the successful writes whose requests were
+// all sent at or after a time: a fence can refuse what is sent after it
+// closes, not unsend a request already on the wire, whose answer may come
+// back after the loss is seen. refusals returns the errors it met.
+func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (sentSince func(time.Time) int, refusals func() []error, wait func()) {
 	var mu sync.Mutex
-	var n int
+	var sent []time.Time // when each successful create-and-delete was started
 	var errs []error
 	done := make(chan struct{})
 	go func() {
@@ -34,13 +37,14 @@ func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (ok f
 			default:
 			}
 			cm.Data["i"] = strconv.Itoa(i)
+			start := time.Now()
 			_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{})
 			if err == nil {
 				err = cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
 			}
 			mu.Lock()
 			if err == nil {
-				n++
+				sent = append(sent, start)
 			} else {
 				errs = append(errs, err)
 			}
@@ -50,9 +54,19 @@ func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (ok f
 			}
 		}
 	}()
-	ok = func() int { mu.Lock(); defer mu.Unlock(); return n }
+	sentSince = func(from time.Time) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, at := range sent {
+			if !at.Before(from) {
+				n++
+			}
+		}
+		return n
+	}
 	refusals = func() []error { mu.Lock(); defer mu.Unlock(); return append([]error(nil), errs...) }
-	return ok, refusals, func() { <-done }
+	return sentSince, refusals, func() { <-done }
 }
 
 // End to end on the API server: a process holds the lease and writes
@@ -78,11 +92,11 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 	fence.Open(h)
 
 	stop := make(chan struct{})
-	written, refusals, wait := writeStream(guarded, f.ns, stop)
+	sentSince, refusals, wait := writeStream(guarded, f.ns, stop)
 	defer func() { close(stop); wait() }()
-	for start := time.Now(); written() < 20; time.Sleep(10 * time.Millisecond) {
+	for start := time.Now(); sentSince(start) < 20; time.Sleep(10 * time.Millisecond) {
 		if time.Since(start) > 10*time.Second {
-			t.Fatalf("the writer made %d writes in 10s under the lease; errors: %v", written(), refusals())
+			t.Fatalf("the writer made %d writes in 10s under the lease; errors: %v", sentSince(start), refusals())
 		}
 	}
 
@@ -92,12 +106,13 @@ func TestFenceStopsWritesWhenTheLeaseIsTaken(t *testing.T) {
 	case <-time.After(testDuration):
 		t.Fatal("Lost not closed after the lease was taken over")
 	}
+	// Every write begun after this instant was begun after the fence closed.
 	lost := time.Now()
-	before := written()
 	time.Sleep(time.Second) // the writer keeps trying
-	if after := written(); after != before {
-		t.Errorf("%d write(s) succeeded after the lease was lost", after-before)
+	if n := sentSince(lost); n != 0 {
+		t.Errorf("%d write(s) begun after the lease was lost succeeded", n)
 	}
+	before := sentSince(time.Time{})
 	if errs := refusals(); len(errs) == 0 {
 		t.Error("the writer met no refusal after the loss")
 	} else if last := errs[len(errs)-1]; !errors.Is(last, ErrFenced) || !errors.Is(last, ErrLost) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +52,38 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	begin := time.Now()
-	ports, err := allocatePorts(o.APIServerPort)
+	var c *Cluster
+	for attempt := 1; ; attempt++ {
+		c, err = startOnce(ctx, o, bins)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == portAttempts {
+			break
+		}
+		// Another process took a port between choosing it and binding it.
+		// Nothing of the cluster is worth keeping yet: start afresh on
+		// other ports.
+		fmt.Fprintf(o.Progress, "a port was taken while starting cluster %q; starting again on other ports\n", o.Name)
+		if rerr := removeClusterDir(o.Dir); rerr != nil {
+			return nil, errors.Join(err, rerr)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Progress, "cluster %q ready in %s at %s\n", o.Name, time.Since(begin).Round(10*time.Millisecond), c.Server)
+	return c, nil
+}
+
+// portAttempts bounds the starts over a port taken between choosing and
+// binding it; a second is almost always enough.
+const portAttempts = 3
+
+// errPortTaken marks a start that failed because a component could not
+// bind the port chosen for it.
+var errPortTaken = errors.New("a port was taken between choosing it and binding it")
+
+// startOnce chooses ports, writes the cluster's files and boots it.
+func startOnce(ctx context.Context, o Options, bins Binaries) (*Cluster, error) {
+	ports, err := choosePorts(o.APIServerPort)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +106,6 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		_ = c.stopProcesses()
 		return nil, err
 	}
-	fmt.Fprintf(o.Progress, "cluster %q ready in %s at %s\n", o.Name, time.Since(begin).Round(10*time.Millisecond), c.Server)
 	return c, nil
 }
 
@@ -115,8 +147,20 @@ func (c *Cluster) boot(ctx context.Context, o Options) error {
 	if err := c.waitReady(ctx, "nodes", func(ctx context.Context) error { return nodesReady(ctx, cs, o.Nodes) }); err != nil {
 		return err
 	}
-	return c.waitReady(ctx, "default service account", func(ctx context.Context) error {
+	if err := c.waitReady(ctx, "default service account", func(ctx context.Context) error {
 		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}); err != nil {
+		return err
+	}
+	// The scheduler has no other sign of life here: wait until it listens,
+	// so one that could not bind its port fails the start (and is retried)
+	// instead of leaving pods unscheduled.
+	return c.waitReady(ctx, "kube-scheduler", func(ctx context.Context) error {
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(c.Ports.Scheduler))
+		if err == nil {
+			_ = conn.Close()
+		}
 		return err
 	})
 }
@@ -156,7 +200,12 @@ func (c *Cluster) waitReady(ctx context.Context, what string, check func(context
 	}()
 	for {
 		if name, ok := c.anyExited(); ok {
-			return fmt.Errorf("%s exited while starting the cluster:\n%s\n(full log: %s)", name, c.logTail(name), c.logs[name])
+			tail := c.logTail(name)
+			err := fmt.Errorf("%s exited while starting the cluster:\n%s\n(full log: %s)", name, tail, c.logs[name])
+			if strings.Contains(tail, "address already in use") {
+				err = fmt.Errorf("%w: %w", errPortTaken, err)
+			}
+			return err
 		}
 		cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
 		last = check(cctx)
@@ -188,8 +237,7 @@ func (c *Cluster) anyExited() (string, bool) {
 	return "", false
 }
 
-// logTail returns the last lines of a component's log, with a hint for the
-// failures people meet most.
+// logTail returns the last lines of a component's log.
 func (c *Cluster) logTail(name string) string {
 	b, err := os.ReadFile(c.logs[name])
 	if err != nil {
@@ -200,9 +248,6 @@ func (c *Cluster) logTail(name string) string {
 		lines = lines[len(lines)-15:]
 	}
 	out := strings.Join(lines, "\n")
-	if strings.Contains(out, "address already in use") {
-		out += "\nhint: a port was taken between choosing it and binding it; run the command again"
-	}
 	return out
 }
 

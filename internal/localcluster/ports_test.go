@@ -1,0 +1,75 @@
+package localcluster_test
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/upshift-dev/upshift/internal/localcluster"
+)
+
+// The ports a cluster listens on are chosen below the kernel's ephemeral
+// range, where no outgoing connection can take one as its source port
+// between choosing and binding it.
+func TestPortsAreChosenBelowTheEphemeralRange(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skipf("no ephemeral port range to compare with: %v", err)
+	}
+	ephemeralLow, err := strconv.Atoi(strings.Fields(string(b))[0])
+	if err != nil || ephemeralLow < 12000 {
+		t.Skipf("ephemeral range %q leaves no room below it", b)
+	}
+	for range 20 {
+		p, err := localcluster.AllocatePorts(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]bool{}
+		for _, port := range []int{p.APIServer, p.EtcdClient, p.EtcdPeer, p.ControllerManager, p.Scheduler, p.Kwok} {
+			if port >= ephemeralLow || port < 1024 {
+				t.Fatalf("port %d of %+v is not below the ephemeral range (from %d)", port, p, ephemeralLow)
+			}
+			if seen[port] {
+				t.Fatalf("port %d chosen twice: %+v", port, p)
+			}
+			seen[port] = true
+		}
+	}
+}
+
+// A component that cannot bind the port chosen for it, because another
+// process took it in between, does not fail the start: the cluster starts
+// again on other ports.
+func TestStartOverATakenPortStartsAgainOnOtherPorts(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+	var mu sync.Mutex
+	calls := 0
+	defer localcluster.SetChoosePorts(func(apiServerPort int) (localcluster.Ports, error) {
+		p, err := localcluster.AllocatePorts(apiServerPort)
+		mu.Lock()
+		defer mu.Unlock()
+		if calls++; calls == 1 {
+			p.ControllerManager = takenPort // as if taken after it was chosen
+		}
+		return p, err
+	})()
+	c := startTied(t, "taken")
+	if calls != 2 {
+		t.Errorf("ports chosen %d times, want 2: once, then again after the taken one", calls)
+	}
+	if c.Ports.ControllerManager == takenPort {
+		t.Errorf("the cluster records the taken port %d for kube-controller-manager", takenPort)
+	}
+	if len(c.Running()) != 5 {
+		t.Errorf("%d of 5 processes running after the second start: %+v", len(c.Running()), c.Processes)
+	}
+}
