@@ -53,38 +53,45 @@ func New(spec v1alpha1.HelmStep, ch *helmx.Chart, values map[string]any, timeout
 		scrub: redact.NewScrubber(redact.Leaves(values)...)}, nil
 }
 
-// Validate renders the chart with the step's values against the cluster
-// and checks every object against its schemas: what preflight asks before
-// any stage runs, so Targets and Run need not ask again.
-func (e *Executor) Validate(ctx context.Context) error {
-	_, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, true)
-	return e.scrub.Error(err)
-}
-
-// Targets are the objects of the release's latest revision and of the
-// chart rendered with the step's values: what the upgrade may change,
-// create or delete.
-func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
-	refs, _, err := e.Rendered(ctx)
-	return refs, err
-}
-
-// Rendered is Targets and the objects of the chart rendered with the
-// step's values (what the upgrade applies), from one render: preflight
-// checks those objects (the CRDs among them) before any stage runs.
-func (e *Executor) Rendered(ctx context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
-	now, next, _, err := e.manifests(ctx)
+// Validate renders the chart with the step's values against the cluster,
+// checks every object against its schemas, and returns what Rendered
+// returns from that one render: what preflight asks before any stage runs,
+// so Targets and Run need not ask again. The check downloads the cluster's
+// OpenAPI schemas, which is why the other callers render without it.
+func (e *Executor) Validate(ctx context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
+	now, next, _, err := e.manifests(ctx, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	return refsOf(now, next), next, nil
 }
 
+// Rendered is Validate without the schema check.
+func (e *Executor) Rendered(ctx context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
+	now, next, _, err := e.manifests(ctx, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return refsOf(now, next), next, nil
+}
+
+// Targets are the objects of the release's latest revision and of the
+// chart rendered with the step's values: what the upgrade may change,
+// create or delete.
+func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
+	now, next, _, err := e.manifests(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return refsOf(now, next), nil
+}
+
 // manifests are the objects of the release's latest revision (none when
 // it is not installed, latest then nil) and those of the chart rendered
-// with the step's values.
-func (e *Executor) manifests(ctx context.Context) (now, next []*unstructured.Unstructured, latest *helmx.Deployed, err error) {
-	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
+// with the step's values; with validate, checked against the cluster's
+// schemas.
+func (e *Executor) manifests(ctx context.Context, validate bool) (now, next []*unstructured.Unstructured, latest *helmx.Deployed, err error) {
+	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, validate)
 	if err != nil {
 		return nil, nil, nil, e.scrub.Error(err)
 	}
