@@ -30,3 +30,27 @@ func encode(s *Snapshot) (raw, packed []byte, err error) {
 	}
 	return raw, packed, nil
 }
+
+// Encoded is a snapshot as Save writes it: the checksum of its JSON, that
+// JSON compressed, and its counts. Encoding a platform's CRDs takes tens
+// of milliseconds; a snapshot known before its backup's turn (a new run's
+// first, read while the run is created) is encoded meanwhile.
+type Encoded struct {
+	sha256          string
+	packed          []byte
+	objects, absent int
+	runUID          string
+}
+
+// Encode encodes s as Save would. s must not change afterwards.
+func Encode(s *Snapshot) (*Encoded, error) {
+	raw, packed, err := encode(s)
+	if err != nil {
+		return nil, err
+	}
+	objects, absent := s.Counts()
+	return &Encoded{sha256: sha256Hex(raw), packed: packed, objects: objects, absent: absent, runUID: s.RunUID}, nil
+}
+
+// RunUID is the run the snapshot was encoded for (Snapshot.RunUID).
+func (e *Encoded) RunUID() string { return e.runUID }

@@ -37,13 +37,25 @@ func (c *Client) Save(ctx context.Context, key Key, s *Snapshot) (v1alpha1.Backu
 	if s == nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: no snapshot", key)
 	}
-	raw, packed, err := encode(s)
+	enc, err := Encode(s)
 	if err != nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: %w", key, err)
 	}
-	objects, absent := s.Counts()
+	return c.SaveEncoded(ctx, key, enc)
+}
+
+// SaveEncoded is Save of a snapshot encoded beforehand (Encode), off the
+// path to the stage's first change.
+func (c *Client) SaveEncoded(ctx context.Context, key Key, enc *Encoded) (v1alpha1.BackupRef, error) {
+	if err := key.validate(); err != nil {
+		return v1alpha1.BackupRef{}, err
+	}
+	if enc == nil {
+		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: no snapshot", key)
+	}
+	packed := enc.packed
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second)) // what JSON keeps
-	ref := v1alpha1.BackupRef{SHA256: sha256Hex(raw), Objects: objects, Absent: absent, CreatedAt: &now}
+	ref := v1alpha1.BackupRef{SHA256: enc.sha256, Objects: enc.objects, Absent: enc.absent, CreatedAt: &now}
 
 	if err := c.ensureNamespace(ctx); err != nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: %w", key, err)
@@ -133,6 +145,11 @@ func (c *Client) put(ctx context.Context, sec *corev1.Secret) (existed bool, err
 	})
 	return existed, err
 }
+
+// NamespaceReady tells the client its namespace was found or created by
+// another client of the same process (the run store's, in the same
+// namespace), so its first backup need not ask again.
+func (c *Client) NamespaceReady() { c.namespaceSeen.Store(true) }
 
 // ensureNamespace creates the backup namespace when it is missing; a
 // client that may not read namespaces goes on and lets the writes tell.

@@ -190,22 +190,27 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 // backup that a stopped process took of this stage attempt was adopted
 // before the drive (adoptBackups) when its steps may have run; otherwise
 // no step of the stage ran, and Save writes over what is left of it.
-func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Snapshot) (engine.Outcome, error) {
+func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Encoded) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
-	snap := ahead
-	if snap == nil {
-		o, taken, err := a.snapshot(ctx, r, stage)
-		if err != nil || taken == nil {
+	enc := ahead
+	if enc != nil && enc.RunUID() != string(r.UID) {
+		enc = nil // encoded for another run: cannot happen, but never save it under this one
+	}
+	if enc == nil {
+		o, snap, err := a.snapshot(ctx, r, stage)
+		if err != nil || snap == nil {
 			return o, err
 		}
-		snap = taken
+		snap.RunUID = string(r.UID)
+		if enc, err = backup.Encode(snap); err != nil {
+			return a.failed(ctx, fmt.Errorf("save: %w", err))
+		}
 	}
 	revisions, err := a.helmRevisions(ctx, stage)
 	if err != nil {
 		return a.failed(ctx, err)
 	}
-	snap.RunUID = string(r.UID)
-	ref, err := a.backups.Save(ctx, key, snap)
+	ref, err := a.backups.SaveEncoded(ctx, key, enc)
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}

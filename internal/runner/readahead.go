@@ -21,12 +21,19 @@ import (
 // that prepare started, and only if that action is the first stage's
 // backup; anything else drops it. A read-ahead that failed is read again
 // at the backup's turn, where its failure is reported as usual.
+//
+// Once the run is created (its UID is part of the snapshot), encodeFor
+// encodes the snapshot while the run's first status is saved: on such a
+// platform encoding costs tens of milliseconds more before the first
+// change. Only an encoded read-ahead serves.
 type readAhead struct {
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-	snap   *backup.Snapshot // nil when the reads failed
-	used   bool
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}    // closed when the reads ended
+	snap    *backup.Snapshot // nil when the reads failed
+	encoded chan struct{}    // closed when encodeFor's encoding ended; nil before encodeFor
+	enc     *backup.Encoded  // nil when the reads or the encoding failed
+	used    bool
 }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
@@ -45,28 +52,53 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	return ra
 }
 
-// take answers the read-ahead for the drive's first action, which must
-// be the first stage's backup, and drops it either way: nil when there is
-// none to use. It waits for the reads no longer than ctx (the action's:
-// Ctrl-C and abort end it).
-func (ra *readAhead) take(ctx context.Context, act engine.Action) *backup.Snapshot {
+// encodeFor encodes the snapshot, once read, for the run of this UID.
+func (ra *readAhead) encodeFor(uid string) {
+	if ra == nil {
+		return
+	}
+	ra.mu.Lock()
+	defer ra.mu.Unlock()
+	if ra.used || ra.encoded != nil {
+		return
+	}
+	encoded := make(chan struct{})
+	ra.encoded = encoded
+	go func() {
+		defer close(encoded)
+		<-ra.done
+		if ra.snap == nil {
+			return
+		}
+		ra.snap.RunUID = uid
+		if enc, err := backup.Encode(ra.snap); err == nil {
+			ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
+		}
+	}()
+}
+
+// take answers the read-ahead, encoded, for the drive's first action,
+// which must be the first stage's backup, and drops it either way: nil
+// when there is none to use. It waits for the reads and the encoding no
+// longer than ctx (the action's: Ctrl-C and abort end it).
+func (ra *readAhead) take(ctx context.Context, act engine.Action) *backup.Encoded {
 	if ra == nil {
 		return nil
 	}
 	ra.mu.Lock()
-	used := ra.used
+	used, encoded := ra.used, ra.encoded
 	ra.used = true
 	ra.mu.Unlock()
 	if used {
 		return nil
 	}
-	if act.Kind != engine.Backup || act.Stage != 0 {
+	if act.Kind != engine.Backup || act.Stage != 0 || encoded == nil {
 		ra.cancel()
 		return nil
 	}
 	select {
-	case <-ra.done:
-		return ra.snap
+	case <-encoded:
+		return ra.enc
 	case <-ctx.Done():
 		ra.cancel()
 		return nil

@@ -8,11 +8,13 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 )
 
-// finishedReadAhead is a read-ahead whose reads are done.
+// finishedReadAhead is a read-ahead whose reads are done, to be encoded
+// for run uid-1.
 func finishedReadAhead(snap *backup.Snapshot) *readAhead {
 	_, cancel := context.WithCancel(context.Background())
 	ra := &readAhead{cancel: cancel, done: make(chan struct{}), snap: snap}
 	close(ra.done)
+	ra.encodeFor("uid-1")
 	return ra
 }
 
@@ -26,8 +28,8 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
 
 	ra := finishedReadAhead(snap)
-	if got := ra.take(context.Background(), firstBackup); got != snap {
-		t.Fatalf("first action is the first stage's backup: got %v; want the snapshot", got)
+	if got := ra.take(context.Background(), firstBackup); got == nil || got.RunUID() != "uid-1" {
+		t.Fatalf("first action is the first stage's backup: got %+v; want the snapshot encoded for run uid-1", got)
 	}
 	if ra.take(context.Background(), firstBackup) != nil {
 		t.Error("the read-ahead served a second time")
@@ -55,6 +57,11 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 	if dropped.take(context.Background(), firstBackup) != nil {
 		t.Error("a dropped read-ahead (the run was not new) served the backup")
 	}
+	notEncoded := &readAhead{cancel: func() {}, done: make(chan struct{}), snap: snap}
+	close(notEncoded.done)
+	if notEncoded.take(context.Background(), firstBackup) != nil {
+		t.Error("a read-ahead never encoded for the created run served the backup")
+	}
 	var none *readAhead
 	if none.take(context.Background(), firstBackup) != nil {
 		t.Error("no read-ahead served the backup")
@@ -66,6 +73,7 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 func TestReadAheadWaitEndsWithTheAction(t *testing.T) {
 	readCtx, cancelReads := context.WithCancel(context.Background())
 	ra := &readAhead{cancel: cancelReads, done: make(chan struct{})}
+	ra.encodeFor("uid-1")
 	act, stop := context.WithCancel(context.Background())
 	stop()
 	if ra.take(act, engine.Action{Kind: engine.Backup}) != nil {

@@ -143,7 +143,11 @@ func (s *Session) ready(ctx context.Context) error {
 	if msg != "" {
 		s.opts.Notice(msg)
 	}
-	return s.store.EnsureNamespace(ctx)
+	if err := s.store.EnsureNamespace(ctx); err != nil {
+		return err
+	}
+	s.backups.NamespaceReady() // the runs' namespace is the backups' too
+	return nil
 }
 
 // Store gives read access to saved runs (status, history).
@@ -198,6 +202,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	if out.Decision.Verdict != engine.StartRun {
 		ahead.drop()
 	}
+	ahead.encodeFor(string(out.Run.UID))
 	return s.drive(ctx, held, out, p, ahead)
 }
 
