@@ -130,6 +130,9 @@ func (s *session) check() (h Health, done bool, err error) {
 		}
 		s.fenceMet = true
 	}
+	if s.t.goneUID != "" {
+		return s.gone(objs)
+	}
 	if len(objs) == 0 {
 		if s.t.selector == nil {
 			return Health{Status: status.NotFoundStatus, Message: s.t.desc + ": not found" + s.apiErrSuffix()}, false, nil
@@ -160,6 +163,17 @@ func (s *session) check() (h Health, done bool, err error) {
 	}
 	h.Message += s.apiErrSuffix()
 	return h, false, nil
+}
+
+// gone judges a wait for an object's end (WaitGone): done once none of
+// the wait's objects has its UID.
+func (s *session) gone(objs []*unstructured.Unstructured) (Health, bool, error) {
+	for _, o := range objs {
+		if o.GetUID() == s.t.goneUID {
+			return Health{Status: status.TerminatingStatus, Message: s.t.desc + ": being deleted" + s.apiErrSuffix()}, false, nil
+		}
+	}
+	return Health{Status: status.NotFoundStatus, Message: s.t.desc + ": gone"}, true, nil
 }
 
 func (s *session) unknown(msg string) Health {

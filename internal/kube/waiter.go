@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -138,6 +139,16 @@ func (w *Waiter) WaitCRDEstablished(ctx context.Context, name string, timeout ti
 	return h, err
 }
 
+// WaitGone waits until old, an object as this process listed or deleted
+// it, is no longer there: deleted, or replaced by another of its name
+// (another UID). It reads the run's shared informer where there is one,
+// so a wait on the object's re-creation after it needs no list of its own.
+func (w *Waiter) WaitGone(ctx context.Context, old *unstructured.Unstructured, timeout time.Duration) error {
+	ref := RefOf(old)
+	_, err := w.wait(ctx, target{desc: ref.String(), gvk: ref.GroupVersionKind(), namespace: ref.Namespace, name: ref.Name, written: old, goneUID: old.GetUID()}, timeout)
+	return err
+}
+
 // target is what one wait watches: one named object, or a selector's objects.
 type target struct {
 	desc      string
@@ -148,6 +159,9 @@ type target struct {
 	// written is the object as this process's write left it, if the
 	// wait follows one.
 	written *unstructured.Unstructured
+	// goneUID, when set, makes the wait one for the end of the object of
+	// this UID (WaitGone) instead of for it to be Current.
+	goneUID types.UID
 }
 
 // errDeadline marks the wait's own timeout, as opposed to the caller's

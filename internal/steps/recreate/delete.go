@@ -4,22 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/budget"
 )
-
-// gonePoll is how often a deleted `from` object is looked for before it
-// is applied again: a short wait, once per object.
-const gonePoll = 100 * time.Millisecond
 
 // recreate deletes the old objects, applies `from` again, and waits until
 // every object is back and Current.
@@ -109,23 +102,10 @@ func (e *Executor) delete(ctx context.Context, o *unstructured.Unstructured) err
 }
 
 // waitGone waits until the object o was is no longer there (a new one of
-// the same name may be).
+// the same name may be), on the run's shared informer: the waits for the
+// objects applied again read the same one.
 func (e *Executor) waitGone(ctx context.Context, o *unstructured.Unstructured) error {
-	ri, err := e.resource(o.GetNamespace())
-	if err != nil {
-		return err
-	}
-	uid := o.GetUID()
-	return wait.PollUntilContextCancel(ctx, gonePoll, true, func(ctx context.Context) (bool, error) {
-		cur, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return true, nil
-		case err != nil:
-			return false, nil // transient: the budget's deadline ends the wait
-		}
-		return cur.GetUID() != types.UID(uid), nil
-	})
+	return e.Waiter.WaitGone(ctx, o, 0)
 }
 
 // stepTimeout reports the step's timeout in a wait's timeout message: the
