@@ -107,30 +107,3 @@ func Changes(r *v1alpha1.UpgradeRun, digest string, sources map[string]string) s
 	}
 	return strings.Join(diffs, "; ")
 }
-
-// StagesDone says, by stage index, which stages of a plan a run saved
-// under its name will not run forward again: those that succeeded in a run
-// that goes on with the same plan, or every stage of a run that reached
-// its version. Preflight spends nothing on checking what only a forward
-// step needs (a chart's schemas) for those. It answers nil, every stage to
-// check, when there is no run, the plan changed, a rollback was asked for,
-// or the run failed or rolled back: `apply --retry` may start it over.
-func StagesDone(existing *v1alpha1.UpgradeRun, digest string, sources map[string]string) []bool {
-	if existing == nil || Changes(existing, digest, sources) != "" || existing.Status.RollbackRequested {
-		return nil
-	}
-	done := make([]bool, len(existing.Status.Stages))
-	switch existing.Status.Phase {
-	case v1alpha1.RunSucceeded:
-		for i := range done {
-			done[i] = true
-		}
-	case v1alpha1.RunRunning:
-		for i, st := range existing.Status.Stages {
-			done[i] = st.Phase == v1alpha1.PhaseSucceeded
-		}
-	default:
-		return nil
-	}
-	return done
-}

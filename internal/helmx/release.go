@@ -75,8 +75,10 @@ type UpgradeOptions struct {
 	// CreateNamespace creates the namespace on install when it is missing.
 	CreateNamespace bool
 	// SkipSchemaValidation skips Helm's check of the rendered objects
-	// against the cluster's OpenAPI schemas (the API server still validates
-	// each write): for a chart and values validated already by Render.
+	// against the cluster's OpenAPI schemas. On an API server that
+	// validates fields itself (every Kubernetes since 1.27) the check only
+	// downloads the OpenAPI documents to learn so; the API server still
+	// validates each write.
 	SkipSchemaValidation bool
 	// PostRenderer, when set, edits the rendered manifests before they are
 	// sent to the cluster (e.g. to leave out webhook configurations on the

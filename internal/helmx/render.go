@@ -60,8 +60,9 @@ func deployedOf(r *release.Release) Deployed {
 // Render renders the chart as the release would be installed or upgraded
 // now, against the cluster's API versions and with its lookups, without
 // changing anything (Helm's server-side dry run). It returns the manifest.
-// With validate, Helm also checks every object against the cluster's
-// OpenAPI schemas, which costs a download of them.
+// With validate, Helm runs its schema check too: on an API server that
+// validates fields itself (every Kubernetes since 1.27) it validates
+// nothing, and only downloads the OpenAPI documents to learn so.
 func (c *Client) Render(ctx context.Context, name, namespace string, ch *Chart, values map[string]any, validate bool) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err

@@ -33,9 +33,6 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	pf.readLiveCRDs(ctx)
 	pf.readWorkloads(ctx)
-	if planHasHelmStep(p) {
-		pf.done = s.stagesDone(ctx, p)
-	}
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -148,9 +145,6 @@ type preflight struct {
 	// targets are each stage's objects, as its backup takes them, listed
 	// once for its envKept gates (nil: not listable).
 	targets map[int][]step.Ref
-	// done are the stages a resumed run will not run forward again
-	// (engine.StagesDone); nil checks every stage in full.
-	done []bool
 	// minor is the cluster's Kubernetes minor, asked once when a kind is
 	// not served.
 	minor                  int

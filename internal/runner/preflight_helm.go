@@ -45,14 +45,7 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 	}
 	// The executor's errors are scrubbed of the step's values already.
 	hx := ex.(*helmstep.Executor)
-	// A stage a resumed run finished does not upgrade its release again:
-	// its chart is rendered for what a rollback writes, not checked
-	// against the schemas (a download of them).
-	render := hx.Validate
-	if pf.stageDone(stage) {
-		render = hx.Rendered
-	}
-	refs, rendered, err := render(ctx)
+	refs, rendered, err := hx.Rendered(ctx)
 	if err != nil {
 		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+pf.removedInMessage(err.Error())))
 		return

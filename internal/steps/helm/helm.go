@@ -53,22 +53,17 @@ func New(spec v1alpha1.HelmStep, ch *helmx.Chart, values map[string]any, timeout
 		scrub: redact.NewScrubber(redact.Leaves(values)...)}, nil
 }
 
-// Validate renders the chart with the step's values against the cluster,
-// checks every object against its schemas, and returns what Rendered
-// returns from that one render: what preflight asks before any stage runs,
-// so Targets and Run need not ask again. The check downloads the cluster's
-// OpenAPI schemas, which is why the other callers render without it.
-func (e *Executor) Validate(ctx context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
-	now, next, _, err := e.manifests(ctx, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	return refsOf(now, next), next, nil
-}
-
-// Rendered is Validate without the schema check.
+// Rendered renders the chart with the step's values against the cluster
+// (its API versions, its lookups; Helm's server-side dry run) and returns
+// Targets and the rendered objects from that one render: what preflight
+// asks before any stage runs.
+//
+// It skips Helm's schema check, as Run does: on an API server that
+// validates fields itself (every Kubernetes since 1.27) that check
+// validates nothing, and only downloads the cluster's OpenAPI documents
+// to learn so; the API server validates each object when Run writes it.
 func (e *Executor) Rendered(ctx context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
-	now, next, _, err := e.manifests(ctx, false)
+	now, next, _, err := e.manifests(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,19 +74,15 @@ func (e *Executor) Rendered(ctx context.Context) ([]step.Ref, []*unstructured.Un
 // chart rendered with the step's values: what the upgrade may change,
 // create or delete.
 func (e *Executor) Targets(ctx context.Context) ([]step.Ref, error) {
-	now, next, _, err := e.manifests(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	return refsOf(now, next), nil
+	refs, _, err := e.Rendered(ctx)
+	return refs, err
 }
 
 // manifests are the objects of the release's latest revision (none when
 // it is not installed, latest then nil) and those of the chart rendered
-// with the step's values; with validate, checked against the cluster's
-// schemas.
-func (e *Executor) manifests(ctx context.Context, validate bool) (now, next []*unstructured.Unstructured, latest *helmx.Deployed, err error) {
-	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, validate)
+// with the step's values.
+func (e *Executor) manifests(ctx context.Context) (now, next []*unstructured.Unstructured, latest *helmx.Deployed, err error) {
+	rendered, err := e.Helm.Render(ctx, e.spec.Release, e.spec.Namespace, e.chart, e.values, false)
 	if err != nil {
 		return nil, nil, nil, e.scrub.Error(err)
 	}
@@ -153,7 +144,8 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	res, err := e.Helm.InstallOrUpgrade(b.Context(), rel, ns, e.chart, e.values, helmx.UpgradeOptions{
 		Timeout:         b.Left(),
 		CreateNamespace: e.spec.CreateNamespace,
-		// Preflight validated this chart and these values (Validate).
+		// Helm's check would only learn that the API server validates
+		// each write itself (see Rendered).
 		SkipSchemaValidation: true,
 	})
 	if err != nil {

@@ -17,7 +17,7 @@ var _ step.Previewer = (*Executor)(nil)
 // with the step's values (Helm's own dry run), object by object: what the
 // upgrade creates, changes and deletes.
 func (e *Executor) Preview(ctx context.Context) ([]step.Change, error) {
-	now, next, latest, err := e.manifests(ctx, false)
+	now, next, latest, err := e.manifests(ctx)
 	if err != nil {
 		return nil, err
 	}
