@@ -53,14 +53,13 @@ func (c *Client) SaveEncoded(ctx context.Context, key Key, enc *Encoded) (v1alph
 	if enc == nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: no snapshot", key)
 	}
-	packed := enc.packed
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second)) // what JSON keeps
 	ref := v1alpha1.BackupRef{SHA256: enc.sha256, Objects: enc.objects, Absent: enc.absent, CreatedAt: &now}
 
 	if err := c.ensureNamespace(ctx); err != nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: %w", key, err)
 	}
-	chunks := split(packed, chunkSize)
+	chunks := split(enc.packed, chunkSize)
 	replaced := false // a chunk of an earlier Save of this key was there
 	for i, chunk := range chunks {
 		sec := c.chunkSecret(key, ref, i, len(chunks), chunk)

@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // WaitGone on the run's shared cache, whose events arrive late: it does
@@ -39,6 +40,27 @@ func TestWaitGoneEndsOnlyOnceTheObjectIsGone(t *testing.T) {
 	}
 	if _, err := cms.Get(ctx, "deleted", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("WaitGone ended while the object was there: get = %v", err)
+	}
+
+	// Held by a finalizer, as a foreground delete holds an object until
+	// its dependents are gone: being deleted is not gone.
+	held := configMap(t, e.ns, "held", "1")
+	held.SetFinalizers([]string{"upshift.dev/test-hold"})
+	held, err = e.a.Apply(ctx, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx, "held", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitGone(ctx, held, time.Second); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("WaitGone on an object a finalizer holds = %v, want a timeout", err)
+	}
+	if _, err := cms.Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitGone(ctx, held, time.Minute); err != nil {
+		t.Fatalf("WaitGone once the finalizer was removed: %v", err)
 	}
 
 	replaced, err := e.a.Apply(ctx, configMap(t, e.ns, "replaced", "1"))

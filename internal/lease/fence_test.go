@@ -18,13 +18,14 @@ import (
 
 // writeStream writes a ConfigMap over and over with a context of its own,
 // as Helm's kube client does (it goes on after our context ended), until
-// stop closes. sentSince counts the successful writes whose requests were
-// all sent at or after a time: a fence can refuse what is sent after it
-// closes, not unsend a request already on the wire, whose answer may come
-// back after the loss is seen. refusals returns the errors it met.
+// stop closes. sentSince counts the successful create-and-delete pairs
+// whose delete, the pair's last request, was sent at or after a time: a
+// fence can refuse what is sent after it closes, not unsend a request
+// already on the wire, whose answer may come back after the loss is seen.
+// refusals returns the errors it met.
 func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (sentSince func(time.Time) int, refusals func() []error, wait func()) {
 	var mu sync.Mutex
-	var sent []time.Time // when each successful create-and-delete was started
+	var sent []time.Time // when each successful pair sent its delete
 	var errs []error
 	done := make(chan struct{})
 	go func() {
@@ -37,9 +38,10 @@ func writeStream(cs kubernetes.Interface, ns string, stop <-chan struct{}) (sent
 			default:
 			}
 			cm.Data["i"] = strconv.Itoa(i)
-			start := time.Now()
+			var start time.Time
 			_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{})
 			if err == nil {
+				start = time.Now() // the pair's last request: a fence that let it through after the loss is caught
 				err = cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
 			}
 			mu.Lock()

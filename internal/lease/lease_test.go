@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -77,6 +79,21 @@ func grant(t *testing.T, f fixture, name, user string, rules ...rbacv1.PolicyRul
 	}
 	if _, err := f.cs.RbacV1().RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	// The API server's authorizer learns of the binding from a watch:
+	// wait until it allows what was granted, or the test's first request
+	// can be refused.
+	for _, r := range rules {
+		attrs := &authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: r.Verbs[0], Group: r.APIGroups[0], Resource: r.Resources[0]}
+		err := wait.PollUntilContextTimeout(f.ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			sar, err := f.cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+				Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: attrs},
+			}, metav1.CreateOptions{})
+			return err == nil && sar.Status.Allowed, nil
+		})
+		if err != nil {
+			t.Fatalf("%s is not allowed to %s %s a moment after the grant: %v", user, attrs.Verb, attrs.Resource, err)
+		}
 	}
 }
 

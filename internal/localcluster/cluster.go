@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,34 +50,13 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	begin := time.Now()
-	var c *Cluster
-	for attempt := 1; ; attempt++ {
-		c, err = startOnce(ctx, o, bins)
-		if err == nil || !errors.Is(err, errPortTaken) || attempt == portAttempts {
-			break
-		}
-		// Another process took a port between choosing it and binding it.
-		// Nothing of the cluster is worth keeping yet: start afresh on
-		// other ports.
-		fmt.Fprintf(o.Progress, "a port was taken while starting cluster %q; starting again on other ports\n", o.Name)
-		if rerr := removeClusterDir(o.Dir); rerr != nil {
-			return nil, errors.Join(err, rerr)
-		}
-	}
+	c, err := startOnFreePorts(ctx, o, bins)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Progress, "cluster %q ready in %s at %s\n", o.Name, time.Since(begin).Round(10*time.Millisecond), c.Server)
 	return c, nil
 }
-
-// portAttempts bounds the starts over a port taken between choosing and
-// binding it; a second is almost always enough.
-const portAttempts = 3
-
-// errPortTaken marks a start that failed because a component could not
-// bind the port chosen for it.
-var errPortTaken = errors.New("a port was taken between choosing it and binding it")
 
 // startOnce chooses ports, writes the cluster's files and boots it.
 func startOnce(ctx context.Context, o Options, bins Binaries) (*Cluster, error) {
@@ -103,7 +80,9 @@ func startOnce(ctx context.Context, o Options, bins Binaries) (*Cluster, error) 
 	if err := c.boot(ctx, o); err != nil {
 		// Never leave half a cluster running: stop what started, keep the
 		// logs for the error message and the next start to clean up.
-		_ = c.stopProcesses()
+		if serr := c.stopProcesses(); serr != nil {
+			return nil, errors.Join(err, fmt.Errorf("%w: %w", errNotStopped, serr))
+		}
 		return nil, err
 	}
 	return c, nil
@@ -153,15 +132,11 @@ func (c *Cluster) boot(ctx context.Context, o Options) error {
 	}); err != nil {
 		return err
 	}
-	// The scheduler has no other sign of life here: wait until it listens,
+	// The scheduler has no other sign of life here: wait until it serves,
 	// so one that could not bind its port fails the start (and is retried)
 	// instead of leaving pods unscheduled.
 	return c.waitReady(ctx, "kube-scheduler", func(ctx context.Context) error {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(c.Ports.Scheduler))
-		if err == nil {
-			_ = conn.Close()
-		}
-		return err
+		return servesOwnCert(ctx, l.path("pki", "scheduler", "kube-scheduler.crt"), c.Ports.Scheduler)
 	})
 }
 
@@ -203,7 +178,7 @@ func (c *Cluster) waitReady(ctx context.Context, what string, check func(context
 			tail := c.logTail(name)
 			err := fmt.Errorf("%s exited while starting the cluster:\n%s\n(full log: %s)", name, tail, c.logs[name])
 			if strings.Contains(tail, "address already in use") {
-				err = fmt.Errorf("%w: %w", errPortTaken, err)
+				return &portTakenError{component: name, err: err}
 			}
 			return err
 		}

@@ -43,33 +43,44 @@ func TestPortsAreChosenBelowTheEphemeralRange(t *testing.T) {
 
 // A component that cannot bind the port chosen for it, because another
 // process took it in between, does not fail the start: the cluster starts
-// again on other ports.
+// again on other ports, for the scheduler too, which no later step of the
+// start depends on.
 func TestStartOverATakenPortStartsAgainOnOtherPorts(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
-	takenPort := taken.Addr().(*net.TCPAddr).Port
-	var mu sync.Mutex
-	calls := 0
-	defer localcluster.SetChoosePorts(func(apiServerPort int) (localcluster.Ports, error) {
-		p, err := localcluster.AllocatePorts(apiServerPort)
-		mu.Lock()
-		defer mu.Unlock()
-		if calls++; calls == 1 {
-			p.ControllerManager = takenPort // as if taken after it was chosen
-		}
-		return p, err
-	})()
-	c := startTied(t, "taken")
-	if calls != 2 {
-		t.Errorf("ports chosen %d times, want 2: once, then again after the taken one", calls)
-	}
-	if c.Ports.ControllerManager == takenPort {
-		t.Errorf("the cluster records the taken port %d for kube-controller-manager", takenPort)
-	}
-	if len(c.Running()) != 5 {
-		t.Errorf("%d of 5 processes running after the second start: %+v", len(c.Running()), c.Processes)
+	for _, tt := range []struct {
+		component string
+		port      func(*localcluster.Ports) *int
+	}{
+		{"kube-controller-manager", func(p *localcluster.Ports) *int { return &p.ControllerManager }},
+		{"kube-scheduler", func(p *localcluster.Ports) *int { return &p.Scheduler }},
+	} {
+		t.Run(tt.component, func(t *testing.T) {
+			taken, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer taken.Close()
+			takenPort := taken.Addr().(*net.TCPAddr).Port
+			var mu sync.Mutex
+			calls := 0
+			defer localcluster.SetChoosePorts(func(apiServerPort int) (localcluster.Ports, error) {
+				p, err := localcluster.AllocatePorts(apiServerPort)
+				mu.Lock()
+				defer mu.Unlock()
+				if calls++; calls == 1 {
+					*tt.port(&p) = takenPort // as if taken after it was chosen
+				}
+				return p, err
+			})()
+			c := startTied(t, "taken")
+			if calls != 2 {
+				t.Errorf("ports chosen %d times, want 2: once, then again after the taken one", calls)
+			}
+			if *tt.port(&c.Ports) == takenPort {
+				t.Errorf("the cluster records the taken port %d for %s", takenPort, tt.component)
+			}
+			if len(c.Running()) != 5 {
+				t.Errorf("%d of 5 processes running after the second start: %+v", len(c.Running()), c.Processes)
+			}
+		})
 	}
 }

@@ -70,8 +70,9 @@ func (ra *readAhead) encodeFor(uid string) {
 		if ra.snap == nil {
 			return
 		}
-		ra.snap.RunUID = uid
-		if enc, err := backup.Encode(ra.snap); err == nil {
+		snap := *ra.snap // the read snapshot stays as read
+		snap.RunUID = uid
+		if enc, err := backup.Encode(&snap); err == nil {
 			ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
 		}
 	}()

@@ -73,6 +73,7 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 func TestReadAheadWaitEndsWithTheAction(t *testing.T) {
 	readCtx, cancelReads := context.WithCancel(context.Background())
 	ra := &readAhead{cancel: cancelReads, done: make(chan struct{})}
+	t.Cleanup(func() { close(ra.done) }) // the reads end: encodeFor's goroutine with them
 	ra.encodeFor("uid-1")
 	act, stop := context.WithCancel(context.Background())
 	stop()
