@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ type PlatformReconciler struct {
 
 	drives *platformDrives
 	drivers
+	answered answered
 }
 
 // NewPlatformReconciler builds a PlatformReconciler over the manager's
@@ -84,8 +86,9 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if blocked == nil {
 		blocked = PlatformBlockedFromStatus(&pu.Status)
 	}
+	handled := r.answered.with(pu.UID, pu.Status.HandledActions)
 	retryValue, retryRequested := pu.Annotations[v1alpha1.AnnotationRetry]
-	retryRequested = retryRequested && pu.Status.HandledActions[v1alpha1.AnnotationRetry] != retryValue
+	retryRequested = retryRequested && handled[v1alpha1.AnnotationRetry] != retryValue
 	dec := DecidePlatform(PlatformObserved{
 		Generation: pu.Generation, ObservedGeneration: observed,
 		Suspend: pu.Spec.Suspend, Phase: phase, Driving: driving, Blocked: blocked, RetryRequested: retryRequested, Now: time.Now(),
@@ -103,6 +106,7 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 
 	status := pu.Status.DeepCopy()
+	status.HandledActions = maps.Clone(handled)
 	r.approve(pu, status, d, driving)
 	if retryRequested {
 		r.answerRetry(pu, status, retryValue, dec.Retry)
@@ -114,6 +118,7 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		if err := r.client.Status().Patch(ctx, pu, patch); err != nil {
 			return ctrl.Result{}, fmt.Errorf("write the status of PlatformUpgrade %s: %w", key, err)
 		}
+		r.answered.saved(pu.UID, status.HandledActions)
 	}
 	return ctrl.Result{RequeueAfter: dec.RequeueAfter}, nil
 }

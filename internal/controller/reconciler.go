@@ -41,6 +41,7 @@ type Reconciler struct {
 
 	drives *drives
 	drivers
+	answered answered
 }
 
 // NewReconciler builds a Reconciler over the manager's client.
@@ -81,7 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Run:                run,
 		Driving:            r.drives.get(key) != nil,
 		Blocked:            r.blockedOf(key, plan),
-		Requests:           PendingRequests(plan.Annotations, plan.Status.HandledActions),
+		Requests:           PendingRequests(plan.Annotations, r.answered.with(plan.UID, plan.Status.HandledActions)),
 		Now:                time.Now(),
 	})
 	log.V(1).Info("decided", "act", dec.Act, "why", dec.Why)
@@ -105,6 +106,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	status := plan.Status.DeepCopy()
 	if h := dec.Handles; h != nil {
+		status.HandledActions = r.answered.with(plan.UID, status.HandledActions)
 		if status.HandledActions == nil {
 			status.HandledActions = map[string]string{}
 		}
@@ -125,6 +127,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.client.Status().Patch(ctx, plan, patch); err != nil {
 			return ctrl.Result{}, fmt.Errorf("write the status of UpgradePlan %s: %w", key, err)
 		}
+		r.answered.saved(plan.UID, status.HandledActions)
 	}
 	res := ctrl.Result{RequeueAfter: dec.RequeueAfter}
 	if dec.Handles != nil {
