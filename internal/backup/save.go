@@ -31,9 +31,6 @@ const AnnotationChunkBytes = "upshift.dev/chunk-bytes"
 // verifies the checksums before returning the ref. Chunks left over from an
 // earlier, larger Save of the same key are deleted.
 func (c *Client) Save(ctx context.Context, key Key, s *Snapshot) (v1alpha1.BackupRef, error) {
-	if err := key.validate(); err != nil {
-		return v1alpha1.BackupRef{}, err
-	}
 	if s == nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: no snapshot", key)
 	}

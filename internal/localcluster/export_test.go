@@ -10,3 +10,6 @@ func SetChoosePorts(f func(apiServerPort int) (Ports, error)) (restore func()) {
 
 // AllocatePorts is the real port chooser.
 var AllocatePorts = allocatePorts
+
+// ListenRange is the range ports are chosen from.
+var ListenRange = listenRange
