@@ -71,6 +71,7 @@ func New(cfg *rest.Config) (*Set, error) {
 	w := kube.NewWaiter(dyn, mapper)
 	w.Logs = kube.NewLogTail(cs)
 	w.CRDs = crds
+	w.Metadata = md
 	return &Set{
 		Helm:      hc,
 		Dynamic:   dyn,
@@ -84,11 +85,13 @@ func New(cfg *rest.Config) (*Set, error) {
 }
 
 // WithCache returns a copy of the set whose Waiter shares one informer
-// cache among its waits (kube.Cache), and the func that stops the cache:
-// a run's set, closed when the run stops.
+// cache among its waits (kube.Cache), and whose Applier tells that cache
+// its answers, and the func that stops the cache: a run's set, closed
+// when the run stops.
 func (s *Set) WithCache() (*Set, func()) {
 	c := kube.NewCache(s.Dynamic)
 	cp := *s
 	cp.Waiter = s.Waiter.WithCache(c)
+	cp.Applier = s.Applier.WithCache(c)
 	return &cp, c.Close
 }

@@ -34,6 +34,9 @@ type Applier struct {
 	mapper  meta.RESTMapper
 	manager string
 	backoff wait.Backoff
+	// cache, when set, is told the answer to each write of a
+	// cluster-scoped object, for the waits that follow (answers.go).
+	cache *Cache
 }
 
 // NewApplier builds an Applier with field manager "upshift". A
@@ -51,6 +54,15 @@ func (a *Applier) WithFieldManager(name string) *Applier {
 	c := *a
 	c.manager = name
 	return &c
+}
+
+// WithCache returns a copy that tells c the answers to its writes of
+// cluster-scoped objects: a wait on c's Waiter then judges them from
+// those answers while they are current (answers.go).
+func (a *Applier) WithCache(c *Cache) *Applier {
+	cp := *a
+	cp.cache = c
+	return &cp
 }
 
 // Apply server-side applies obj (field manager, force) and returns the
@@ -87,6 +99,9 @@ func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dry
 			body.SetNamespace("")
 		}
 		out, err = ri.Apply(ctx, ref.Name, body, metav1.ApplyOptions{FieldManager: a.manager, Force: true, DryRun: dryRun})
+		if err == nil && a.cache != nil && len(dryRun) == 0 && !ri.namespaced {
+			a.cache.wrote(ri.gvr, out)
+		}
 		return err
 	})
 	if err != nil {
@@ -121,6 +136,7 @@ func RefOf(obj *unstructured.Unstructured) ObjectRef {
 // resourceClient is a dynamic client for one object's resource.
 type resourceClient struct {
 	dynamic.ResourceInterface
+	gvr        schema.GroupVersionResource
 	namespaced bool
 }
 
@@ -130,12 +146,12 @@ func (a *Applier) resource(ref ObjectRef) (resourceClient, error) {
 		return resourceClient{}, err
 	}
 	if m.Scope.Name() != meta.RESTScopeNameNamespace {
-		return resourceClient{ResourceInterface: a.dyn.Resource(m.Resource)}, nil
+		return resourceClient{ResourceInterface: a.dyn.Resource(m.Resource), gvr: m.Resource}, nil
 	}
 	if ref.Namespace == "" {
 		return resourceClient{}, permanent{fmt.Errorf("%s is namespaced: %w", ref.Kind, ErrNamespaceRequired)}
 	}
-	return resourceClient{ResourceInterface: a.dyn.Resource(m.Resource).Namespace(ref.Namespace), namespaced: true}, nil
+	return resourceClient{ResourceInterface: a.dyn.Resource(m.Resource).Namespace(ref.Namespace), gvr: m.Resource, namespaced: true}, nil
 }
 
 // mapping resolves a kind. An unknown kind resets the mapper (its CRD may

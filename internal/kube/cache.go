@@ -33,6 +33,9 @@ type Cache struct {
 
 	mu     sync.Mutex
 	shared map[cacheKey]*sharedInformer
+	// written is the run's write answers of cluster-scoped objects
+	// (answers.go).
+	written map[writtenKey]*unstructured.Unstructured
 }
 
 // cacheKey names one shared informer. kind tells the objects' Go type

@@ -235,6 +235,11 @@ func (s *session) resolve() (Health, bool, error) {
 	if s.w.cache != nil && ns != "" {
 		return s.resolveShared(m.Resource, ns, tweak)
 	}
+	if m.Scope.Name() == meta.RESTScopeNameRoot {
+		if h, ok := s.asWritten(m.Resource, tweak); ok {
+			return h, true, nil
+		}
+	}
 	inf, err := s.start(m.Resource, ns, tweak, nil)
 	if err != nil {
 		return Health{}, true, err
@@ -302,15 +307,20 @@ func (s *session) freshEnough(objs []*unstructured.Unstructured) (bool, error) {
 func (s *session) targetObjects() []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, u := range s.objects.objects() {
-		if s.t.selector != nil && !s.t.selector.Matches(labels.Set(u.GetLabels())) {
-			continue
+		if s.t.matches(u) {
+			out = append(out, u)
 		}
-		if s.t.selector == nil && u.GetName() != s.t.name {
-			continue
-		}
-		out = append(out, u)
 	}
 	return out
+}
+
+// matches tells whether the wait is about u: u matches its selector, or
+// has its name.
+func (t target) matches(u *unstructured.Unstructured) bool {
+	if t.selector != nil {
+		return t.selector.Matches(labels.Set(u.GetLabels()))
+	}
+	return u.GetName() == t.name
 }
 
 // relatedFor returns the pods (and ReplicaSets) a workload's verdict needs,

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
@@ -38,6 +39,10 @@ type Waiter struct {
 	// CRDs, when set, is how waits on CustomResourceDefinitions read
 	// them (NewCRDClient): as protobuf, kept without their schemas.
 	CRDs apiextensionsclient.CustomResourceDefinitionInterface
+	// Metadata, when set, lists objects' metadata alone: a wait on
+	// cluster-scoped objects the run wrote judges them from the writes'
+	// answers while the list shows them unchanged (answers.go).
+	Metadata metadata.Interface
 	// Logs, when set, reads the log of a container whose crash failed a
 	// wait, so the failure says why in the program's own words.
 	Logs LogTail
