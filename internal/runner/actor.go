@@ -117,7 +117,7 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 }
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
-	ahead := a.ahead.take(ctx, act) // nil: the backup reads for itself
+	ahead := a.ahead.take(ctx, act, string(r.UID)) // nil: the backup reads for itself
 	switch act.Kind {
 	case engine.Backup:
 		return a.backup(ctx, r, act.Stage, ahead)

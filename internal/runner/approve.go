@@ -28,7 +28,7 @@ func (s *Session) ApproveAs(ctx context.Context, name, stepName, who string) (en
 		return engine.Approval{}, err
 	}
 	if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err != nil || !valid {
-		held, err := s.acquire(ctx, name)
+		held, err := s.acquire(ctx, name, false)
 		if err != nil {
 			return engine.Approval{}, err
 		}

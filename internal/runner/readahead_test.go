@@ -8,13 +8,19 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 )
 
-// finishedReadAhead is a read-ahead whose reads are done, to be encoded
-// for run uid-1.
-func finishedReadAhead(snap *backup.Snapshot) *readAhead {
+// finishedReadAhead is a read-ahead whose reads and encoding are done
+// (nil snap: they failed).
+func finishedReadAhead(t *testing.T, snap *backup.Snapshot) *readAhead {
+	t.Helper()
 	_, cancel := context.WithCancel(context.Background())
-	ra := &readAhead{cancel: cancel, done: make(chan struct{}), snap: snap}
+	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
+	if snap != nil {
+		var err error
+		if ra.enc, err = backup.EncodeAhead(snap); err != nil {
+			t.Fatal(err)
+		}
+	}
 	close(ra.done)
-	ra.encodeFor("uid-1")
 	return ra
 }
 
@@ -27,11 +33,11 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 	snap := &backup.Snapshot{}
 	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
 
-	ra := finishedReadAhead(snap)
-	if got := ra.take(context.Background(), firstBackup); got == nil || got.RunUID() != "uid-1" {
+	ra := finishedReadAhead(t, snap)
+	if got := ra.take(context.Background(), firstBackup, "uid-1"); got == nil || got.RunUID() != "uid-1" {
 		t.Fatalf("first action is the first stage's backup: got %+v; want the snapshot encoded for run uid-1", got)
 	}
-	if ra.take(context.Background(), firstBackup) != nil {
+	if ra.take(context.Background(), firstBackup, "uid-1") != nil {
 		t.Error("the read-ahead served a second time")
 	}
 
@@ -40,30 +46,25 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 		{Kind: engine.Backup, Stage: 1},
 		{Kind: engine.Restore, Stage: 0},
 	} {
-		ra := finishedReadAhead(snap)
-		if ra.take(context.Background(), first) != nil {
+		ra := finishedReadAhead(t, snap)
+		if ra.take(context.Background(), first, "uid-1") != nil {
 			t.Errorf("first action %s was served the first stage's snapshot", first)
 		}
-		if ra.take(context.Background(), firstBackup) != nil {
+		if ra.take(context.Background(), firstBackup, "uid-1") != nil {
 			t.Errorf("after first action %s, a later backup of the first stage was served the old snapshot", first)
 		}
 	}
 
-	if finishedReadAhead(nil).take(context.Background(), firstBackup) != nil {
+	if finishedReadAhead(t, nil).take(context.Background(), firstBackup, "uid-1") != nil {
 		t.Error("a failed read-ahead served the backup")
 	}
-	dropped := finishedReadAhead(snap)
+	dropped := finishedReadAhead(t, snap)
 	dropped.drop()
-	if dropped.take(context.Background(), firstBackup) != nil {
+	if dropped.take(context.Background(), firstBackup, "uid-1") != nil {
 		t.Error("a dropped read-ahead (the run was not new) served the backup")
 	}
-	notEncoded := &readAhead{cancel: func() {}, done: make(chan struct{}), snap: snap}
-	close(notEncoded.done)
-	if notEncoded.take(context.Background(), firstBackup) != nil {
-		t.Error("a read-ahead never encoded for the created run served the backup")
-	}
 	var none *readAhead
-	if none.take(context.Background(), firstBackup) != nil {
+	if none.take(context.Background(), firstBackup, "uid-1") != nil {
 		t.Error("no read-ahead served the backup")
 	}
 }
@@ -73,11 +74,9 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 func TestReadAheadWaitEndsWithTheAction(t *testing.T) {
 	readCtx, cancelReads := context.WithCancel(context.Background())
 	ra := &readAhead{cancel: cancelReads, done: make(chan struct{})}
-	t.Cleanup(func() { close(ra.done) }) // the reads end: encodeFor's goroutine with them
-	ra.encodeFor("uid-1")
 	act, stop := context.WithCancel(context.Background())
 	stop()
-	if ra.take(act, engine.Action{Kind: engine.Backup}) != nil {
+	if ra.take(act, engine.Action{Kind: engine.Backup}, "uid-1") != nil {
 		t.Fatal("an unfinished read-ahead served the backup")
 	}
 	if readCtx.Err() == nil {

@@ -89,6 +89,8 @@ type Session struct {
 	store   *runstore.Store
 	backups *backup.Client
 	deps    *clients.Set
+	// early is the read-ahead ReadAhead began for the next Apply.
+	early *earlyReadAhead
 	// fence passes the writes of deps and backups only while this
 	// session holds the lease. The store and the lease itself write
 	// without it: the store saves with the lease's context, and approve
@@ -165,11 +167,17 @@ type Outcome struct {
 	Stopped error
 }
 
-// acquire takes the cluster's lease for the run.
-func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) {
+// acquire takes the cluster's lease for the run. seenFree: the lease was
+// just seen released, so no holder is looked up for a notice.
+func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*lease.Held, error) {
 	cfg := lease.Config{Namespace: s.opts.Namespace, Duration: s.opts.LeaseDuration, RenewEvery: s.opts.LeaseRenew, Identity: lease.CurrentIdentity(run)}
-	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && valid && id.PID != 0 {
-		s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
+	// Seen released a moment ago, the lease is looked up no more: whoever
+	// took it since holds it for a run of their own, and Acquire's
+	// refusal names them.
+	if !seenFree {
+		if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && valid && id.PID != 0 {
+			s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
+		}
 	}
 	h, err := lease.Acquire(ctx, s.cs, cfg)
 	if err != nil {
@@ -184,16 +192,21 @@ func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) 
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
 func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome, error) {
+	early := s.takeEarly(ctx)
+	defer early.drop() // unless claimed below
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.acquire(ctx, p.Plan.Name)
+	held, err := s.acquire(ctx, p.Plan.Name, early.leaseFree())
 	if err != nil {
 		return nil, err
 	}
 	defer held.Release()
 
-	ahead := s.startReadAhead(held.Context(), p)
+	ahead := early.claim(p, held)
+	if ahead == nil {
+		ahead = s.startReadAhead(held.Context(), p)
+	}
 	defer ahead.drop()
 	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { return s.checks(ctx, p) })
 	if err != nil || !drive {
@@ -202,7 +215,6 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	if out.Decision.Verdict != engine.StartRun {
 		ahead.drop()
 	}
-	ahead.encodeFor(string(out.Run.UID))
 	return s.drive(ctx, held, out, p, ahead)
 }
 
@@ -256,7 +268,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.acquire(ctx, name)
+	held, err := s.acquire(ctx, name, false)
 	if err != nil {
 		return nil, err
 	}

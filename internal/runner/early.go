@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"context"
+	"errors"
+
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/runstore"
+)
+
+// earlyReadAhead is a read-ahead (readAhead) begun before the lease,
+// beside the preflight, which on a platform of many CRDs waits on the
+// API server as long as the reads do. What it read is as good as a read
+// under the lease only if no process of Upshift held the lease since the
+// reads began: the lease is observed, released, just before they begin,
+// and the take must have replaced that very record (lease.Held.TakenFrom).
+// Otherwise Apply drops it and reads under the lease, as always.
+type earlyReadAhead struct {
+	plan     *Resolved
+	observed chan struct{} // closed once obs is read (or could not be)
+	obs      lease.Observation
+	ahead    *readAhead
+}
+
+// ReadAhead begins reading, and encoding, the first stage's snapshot of a
+// new run of the plan, for the Apply of that plan that follows on this
+// session. It reads nothing for a plan whose run is there already (a
+// resume takes no such snapshot) or while another process holds the
+// lease.
+func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
+	ctx, cancel := context.WithCancel(ctx)
+	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: &readAhead{cancel: cancel, done: make(chan struct{})}}
+	s.early.drop()
+	s.early = e
+	go func() {
+		defer close(e.ahead.done)
+		obs, err := lease.Observe(ctx, s.cs, s.opts.Namespace, lease.DefaultName)
+		e.obs = obs
+		close(e.observed)
+		if err != nil || !obs.Free() {
+			return
+		}
+		if _, err := s.store.Get(ctx, p.Plan.Name); !errors.Is(err, runstore.ErrNotFound) {
+			return
+		}
+		e.ahead.read(ctx, s.newActor(p, s.deps), p)
+	}()
+}
+
+// takeEarly hands the session's early read-ahead to Apply, once its
+// lease observation is in; nil when there is none.
+func (s *Session) takeEarly(ctx context.Context) *earlyReadAhead {
+	e := s.early
+	s.early = nil
+	if e == nil {
+		return nil
+	}
+	select {
+	case <-e.observed:
+		return e
+	case <-ctx.Done():
+		e.drop()
+		return nil
+	}
+}
+
+// leaseFree tells whether the lease was free when observed: taking it is
+// then not worth a notice that someone holds it.
+func (e *earlyReadAhead) leaseFree() bool { return e != nil && e.obs.Free() }
+
+// claim is the read-ahead for a drive of p under held, if it still is as
+// good as a read now; otherwise it is dropped, and claim is nil.
+func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
+	if e == nil {
+		return nil
+	}
+	if e.plan != p || !held.TakenFrom(e.obs) {
+		e.drop()
+		return nil
+	}
+	return e.ahead
+}
+
+// drop stops an early read-ahead nobody will use.
+func (e *earlyReadAhead) drop() {
+	if e != nil {
+		e.ahead.drop()
+	}
+}

@@ -1,0 +1,117 @@
+package runner
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// countGets counts the GETs whose path ends with a suffix.
+type countGets struct {
+	suffix string
+	n      atomic.Int64
+}
+
+func (c *countGets) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTrip(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, c.suffix) {
+			c.n.Add(1)
+		}
+		return rt.RoundTrip(r)
+	})
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The first stage's snapshot, read before the lease while preflight runs,
+// is the stage's backup when nobody held the lease since the reads began;
+// when another process did (and may have changed the stage's objects),
+// the backup reads them again, and holds them as that process left them.
+func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		heldBetween  bool
+		wantInBackup string
+	}{
+		{"nobody held the lease", false, "1"},
+		{"another process held it and changed the object", true, "between"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			gets := &countGets{suffix: "/namespaces/" + f.ns + "/configmaps/settings"}
+			cfg := rest.CopyConfig(testenv.Cluster(t).RESTConfig())
+			cfg.Wrap(gets.wrap)
+			var err error
+			if f.s, err = Open(cfg, Options{Namespace: f.runsNS, LeaseDuration: 4 * time.Second, LeaseRenew: time.Second}); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.s.ready(f.ctx); err != nil {
+				t.Fatal(err)
+			}
+			other := func(what func()) { // a process of Upshift that takes the lease and releases it
+				h, err := lease.Acquire(f.ctx, f.cs, lease.Config{Namespace: f.runsNS, Identity: lease.CurrentIdentity("other")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				what()
+				h.Release()
+			}
+			other(func() {}) // the lease of an earlier run, released
+			f.configMap("settings", map[string]string{"level": "1"}, nil)
+
+			p := f.plan("early", "2", "")
+			f.s.ReadAhead(f.ctx, p)
+			early := f.s.early
+			<-early.ahead.done
+			if early.ahead.enc == nil {
+				t.Fatal("nothing was read ahead")
+			}
+			if tt.heldBetween {
+				other(func() {
+					patch := []byte(`{"data":{"level":"between"}}`)
+					if _, err := f.cs.CoreV1().ConfigMaps(f.ns).Patch(f.ctx, "settings", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			before := gets.n.Load()
+			out, err := f.s.Apply(f.ctx, p, false)
+			if err != nil || out.Run.Status.Phase != v1alpha1.RunSucceeded {
+				t.Fatalf("apply: %v, %+v", err, out)
+			}
+			snap, err := f.s.Backups().Load(f.ctx, *out.Run.Status.Stages[0].Backup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, held := snap.Held(step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: f.ns, Name: "settings"})
+			if !held || obj == nil {
+				t.Fatalf("the backup does not hold the ConfigMap: %+v", snap.Entries)
+			}
+			if got, _, _ := unstructured.NestedString(obj.Object, "data", "level"); got != tt.wantInBackup {
+				t.Errorf("the backup holds level %q, want %q (the object just before the stage)", got, tt.wantInBackup)
+			}
+			// Reads of the object once the apply began: the step's own
+			// apply reads nothing; only a backup that read it again does.
+			reread := gets.n.Load() - before
+			if tt.heldBetween != (reread > 0) {
+				t.Errorf("the ConfigMap was read %d times during the apply; read again: want %v", reread, tt.heldBetween)
+			}
+		})
+	}
+}
