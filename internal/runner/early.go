@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -29,11 +30,12 @@ type earlyReadAhead struct {
 // lease.
 func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: &readAhead{cancel: cancel, done: make(chan struct{})}}
+	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel)}
 	s.early.drop()
 	s.early = e
 	go func() {
 		defer close(e.ahead.done)
+		defer e.ahead.endRead()
 		obs, err := lease.Observe(ctx, s.cs, s.opts.Namespace, lease.DefaultName)
 		e.obs = obs
 		close(e.observed)
@@ -43,8 +45,22 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 		if _, err := s.store.Get(ctx, p.Plan.Name); !errors.Is(err, runstore.ErrNotFound) {
 			return
 		}
-		e.ahead.read(ctx, s.newActor(p, s.deps), p)
+		e.ahead.readAndEncode(ctx, s.newActor(p, s.deps), p)
 	}()
+}
+
+// snapshot is what the early read-ahead of p read, once its reads ended:
+// nil when there is none, it read nothing, or ctx ended first.
+func (e *earlyReadAhead) snapshot(ctx context.Context, p *Resolved) *backup.Snapshot {
+	if e == nil || e.plan != p {
+		return nil
+	}
+	select {
+	case <-e.ahead.read:
+		return e.ahead.snap
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // takeEarly hands the session's early read-ahead to Apply, once its

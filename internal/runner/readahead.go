@@ -34,27 +34,43 @@ type readAhead struct {
 	done   chan struct{} // closed when the reads and the encoding ended
 	enc    *backup.Ahead // nil when they failed
 	used   bool
+	// snap is the snapshot as read, once read is closed (nil when the
+	// reads failed or were not made): preflight reads the plan's live
+	// CRDs from it (earlyReadAhead.snapshot). Nobody changes it.
+	snap     *backup.Snapshot
+	read     chan struct{}
+	readOnce sync.Once
 }
+
+func newReadAhead(cancel context.CancelFunc) *readAhead {
+	return &readAhead{cancel: cancel, done: make(chan struct{}), read: make(chan struct{})}
+}
+
+// endRead marks the reads ended (read or not).
+func (ra *readAhead) endRead() { ra.readOnce.Do(func() { close(ra.read) }) }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
 // of the plan would take it (attempt 1), and encoding it.
 func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
-	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
+	ra := newReadAhead(cancel)
 	go func() {
 		defer close(ra.done)
-		ra.read(ctx, s.newActor(p, s.deps), p)
+		ra.readAndEncode(ctx, s.newActor(p, s.deps), p)
 	}()
 	return ra
 }
 
-// read reads and encodes the snapshot; failures leave enc nil.
-func (ra *readAhead) read(ctx context.Context, a *actor, p *Resolved) {
+// readAndEncode reads and encodes the snapshot; failures leave enc nil.
+func (ra *readAhead) readAndEncode(ctx context.Context, a *actor, p *Resolved) {
+	defer ra.endRead()
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 	o, snap, err := a.snapshot(ctx, run, 0)
 	if err != nil || o.Message != "" || snap == nil {
 		return
 	}
+	ra.snap = snap
+	ra.endRead()
 	if enc, err := backup.EncodeAhead(snap); err == nil {
 		ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
 	}
