@@ -38,10 +38,11 @@ func Observe(ctx context.Context, cs kubernetes.Interface, namespace, name strin
 
 // TakenFrom tells whether this process took the lease straight from o, a
 // released lease: the record its take replaced is o's. Nobody held the
-// lease in between, since every take and every release writes a new
-// acquire or renew time (to the microsecond), so no process of Upshift
-// changed the platform between o and the take: what was read after o is
-// as good as what would be read now.
+// lease in between: every take by another holder counts one more leader
+// transition in the record (the acquire and renew times are not enough,
+// the record holds them to the second), so no process of Upshift changed
+// the platform between o and the take. Others may have: a read made
+// after o is checked again under the lease before it is trusted.
 func (h *Held) TakenFrom(o Observation) bool {
 	from := h.lock.takenFrom()
 	return o.free && from != nil && bytes.Equal(from, o.raw)

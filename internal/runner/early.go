@@ -13,9 +13,11 @@ import (
 // beside the preflight, which on a platform of many CRDs waits on the
 // API server as long as the reads do. What it read is as good as a read
 // under the lease only if no process of Upshift held the lease since the
-// reads began: the lease is observed, released, just before they begin,
-// and the take must have replaced that very record (lease.Held.TakenFrom).
-// Otherwise Apply drops it and reads under the lease, as always.
+// reads began (the lease is observed, released, just before they begin,
+// and the take must have replaced that very record: lease.Held.TakenFrom)
+// and no object it holds moved since (checked under the lease:
+// readAhead.confirm). Otherwise the backup reads under the lease, as
+// always.
 type earlyReadAhead struct {
 	plan     *Resolved
 	observed chan struct{} // closed once obs is read (or could not be)
@@ -84,9 +86,11 @@ func (s *Session) takeEarly(ctx context.Context) *earlyReadAhead {
 // then not worth a notice that someone holds it.
 func (e *earlyReadAhead) leaseFree() bool { return e != nil && e.obs.Free() }
 
-// claim is the read-ahead for a drive of p under held, if it still is as
-// good as a read now; otherwise it is dropped, and claim is nil.
-func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
+// claim is the read-ahead for a drive of p under held, if no process of
+// Upshift held the lease since its reads began; otherwise it is dropped,
+// and claim is nil. What others wrote meanwhile is checked under the
+// lease before the snapshot serves (readAhead.confirm with b).
+func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held, b *backup.Client) *readAhead {
 	if e == nil {
 		return nil
 	}
@@ -94,6 +98,7 @@ func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
 		e.drop()
 		return nil
 	}
+	e.ahead.confirm(held.Context(), b)
 	return e.ahead
 }
 

@@ -38,6 +38,13 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 	}
 	pf.liveCRDs = make(map[string]liveCRD, len(names))
 	pf.crdsRead = make(chan struct{})
+	if len(names) == 0 {
+		close(pf.crdsRead)
+		return
+	}
+	// Taken now: Apply hands the session's read-ahead on (takeEarly)
+	// while a plan without CRDs never waits for this goroutine.
+	early := pf.s.early
 	// The reads are issued on a goroutine of their own: the errgroup's
 	// limit blocks whoever issues the ninth until one ends.
 	go func() {
@@ -46,7 +53,7 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		// this preflight (Session.ReadAhead), are not read twice: on a
 		// platform of many CRDs, reading both ways doubled the API
 		// server's work and the preflight's wait.
-		ahead := pf.s.early.snapshot(ctx, pf.p)
+		ahead := early.snapshot(ctx, pf.p)
 		var mu sync.Mutex
 		var g errgroup.Group
 		g.SetLimit(8)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 // records is what apply needs of the run store; *runstore.Store is the
 // real one, and the decisions below are unit-tested with a small fake.
 type records interface {
-	Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, error)
 	List(ctx context.Context) ([]v1alpha1.UpgradeRun, error)
+	Create(ctx context.Context, r *v1alpha1.UpgradeRun) error
 	Save(ctx context.Context, r *v1alpha1.UpgradeRun) error
 	SavePackedSources(ctx context.Context, name string, p *runstore.PackedSources) (v1alpha1.BlobRef, error)
 }
@@ -30,21 +29,20 @@ var _ records = (*runstore.Store)(nil)
 // check runs the plan's health checks (spec.checks) when a run starts or
 // starts over, before anything is written; nil checks nothing.
 func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Outcome, drive bool, err error) {
-	existing, err := store.Get(ctx, p.Plan.Name)
-	if errors.Is(err, runstore.ErrNotFound) {
-		existing, err = nil, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
+	// One list tells both: the run of this plan, if any, and the others.
 	all, err := store.List(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	var others []v1alpha1.UpgradeRun
-	for _, r := range all {
-		if r.Name != p.Plan.Name {
-			others = append(others, r)
+	var (
+		existing *v1alpha1.UpgradeRun
+		others   []v1alpha1.UpgradeRun
+	)
+	for i := range all {
+		if all[i].Name == p.Plan.Name {
+			existing = &all[i]
+		} else {
+			others = append(others, all[i])
 		}
 	}
 	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
@@ -55,8 +53,12 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 	case engine.AlreadyDone, engine.ReportFailed:
 		return out, false, nil
 	}
+	// A run created but stopped before its status was first written
+	// never started (its status.attempt is 0): it starts now, checks
+	// and all, as a new run would.
+	unstarted := dec.Verdict == engine.ResumeRun && existing.Status.Attempt == 0
 	var checked []v1alpha1.StepStatus
-	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt; starts && check != nil {
+	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt || unstarted; starts && check != nil {
 		if checked, err = check(ctx); err != nil {
 			return out, false, err
 		}
@@ -88,10 +90,12 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		if run.Spec.FromVersion == "" {
 			run.Spec.FromVersion = engine.FromVersion(others)
 		}
-		if err := store.Save(ctx, run); err != nil {
+		// Its status is saved with the drive's first transition: a
+		// process stopped before that leaves it created, never started,
+		// which the next apply starts (ResumeRun, attempt 0 below).
+		if err := store.Create(ctx, run); err != nil {
 			return nil, false, err
 		}
-		failpoint(run)
 		out.Run = run
 	case engine.StartAttempt:
 		existing.Spec.Plan = p.Plan.Spec // as written; the record's is redacted
@@ -107,10 +111,9 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		// The same digests: the plan as written is the one the run
 		// started with (the record holds it redacted).
 		existing.Spec.Plan = p.Plan.Spec
-		if existing.Status.Attempt == 0 {
-			// Created, but stopped before its status was first written:
-			// it never started. Start it now.
+		if unstarted {
 			existing.Status = engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now()).Status
+			existing.Status.Checks = checked
 			if err := store.Save(ctx, existing); err != nil {
 				return nil, false, err
 			}

@@ -31,16 +31,6 @@ type fakeRecords struct {
 
 var _ records = (*fakeRecords)(nil)
 
-func (f *fakeRecords) Get(_ context.Context, name string) (*v1alpha1.UpgradeRun, error) {
-	f.calls = append(f.calls, "get")
-	r, ok := f.runs[name]
-	if !ok {
-		return nil, fmt.Errorf("run %s: %w", name, runstore.ErrNotFound)
-	}
-	cp := *r
-	return &cp, nil
-}
-
 func (f *fakeRecords) List(context.Context) ([]v1alpha1.UpgradeRun, error) {
 	f.calls = append(f.calls, "list")
 	if f.listErr != nil {
@@ -51,6 +41,13 @@ func (f *fakeRecords) List(context.Context) ([]v1alpha1.UpgradeRun, error) {
 		out = append(out, *r)
 	}
 	return out, nil
+}
+
+func (f *fakeRecords) Create(_ context.Context, r *v1alpha1.UpgradeRun) error {
+	f.calls = append(f.calls, "create")
+	cp := *r
+	f.runs[r.Name] = &cp
+	return nil
 }
 
 func (f *fakeRecords) Save(_ context.Context, r *v1alpha1.UpgradeRun) error {
@@ -72,7 +69,7 @@ func (f *fakeRecords) SavePackedSources(_ context.Context, name string, p *runst
 func (f *fakeRecords) writes() string {
 	var w []string
 	for _, c := range f.calls {
-		if strings.HasPrefix(c, "save") {
+		if strings.HasPrefix(c, "save") || c == "create" {
 			w = append(w, c)
 		}
 	}
@@ -139,7 +136,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		attempt    int
 		from       string // the new record's spec.fromVersion
 	}{
-		{name: "no run yet: sources first, then the record", plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1},
+		{name: "no run yet: sources first, then the record", plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources create", attempt: 1},
 		{name: "sources cannot be written: no record", plan: plan, sourcesErr: errors.New("etcd is sad"), writes: "save-sources", errHas: "nothing was changed"},
 		{name: "unfinished, same plan: resume, write nothing yet", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
 		{name: "created, its status never written: start it", runs: []*v1alpha1.UpgradeRun{unstarted(plan)}, plan: plan, verdict: engine.ResumeRun, drive: true, writes: "save", attempt: 1},
@@ -150,7 +147,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		{name: "rolled back: report", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRolledBack)}, plan: plan, verdict: engine.ReportFailed},
 		{name: "rolled back, --retry: a new attempt", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRolledBack)}, plan: plan, retry: true, verdict: engine.StartAttempt, drive: true, writes: "save", attempt: 2},
 		{name: "another run unfinished: refuse", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunFailed)}, plan: plan, verdict: engine.Refuse, errHas: "run other is unfinished"},
-		{name: "another run finished: start", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources save", attempt: 1, from: "1.1.0"},
+		{name: "another run finished: start", runs: []*v1alpha1.UpgradeRun{other(v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.StartRun, drive: true, writes: "save-sources create", attempt: 1, from: "1.1.0"},
 		{name: "runs cannot be listed: stop, write nothing", plan: plan, listErr: errors.New("list runs: etcd is sad"), errHas: "etcd is sad"},
 	}
 	for _, tt := range tests {
@@ -245,8 +242,9 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // TestChecksRunWhenARunStartsOnly: a failing health check refuses a new
-// run (and a new attempt) before anything is written; a resumed run is not
-// checked again (the cluster is mid-upgrade, its health is the stages').
+// run, a new attempt or a run created but never started before anything
+// is written; a resumed run is not checked again (the cluster is
+// mid-upgrade, its health is the stages').
 func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
 	failing := func(context.Context) ([]v1alpha1.StepStatus, error) {
@@ -261,6 +259,8 @@ func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 		{name: "a new run", checked: true},
 		{name: "a new attempt", saved: saved(plan, v1alpha1.RunRolledBack), retry: true, checked: true},
 		{name: "a resumed run", saved: saved(plan, v1alpha1.RunRunning)},
+		// Created, stopped before its first status: it starts now.
+		{name: "a run that never started", saved: unstarted(plan), checked: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeRecords{runs: map[string]*v1alpha1.UpgradeRun{}}
@@ -280,5 +280,23 @@ func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 				t.Errorf("err %v, drive %v; want the run resumed", err, drive)
 			}
 		})
+	}
+}
+
+// A run created and stopped before its first status was saved starts
+// with the checks run now, and records them with that first status.
+func TestAnUnstartedRunRecordsTheChecksItStartsWith(t *testing.T) {
+	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
+	f := &fakeRecords{runs: map[string]*v1alpha1.UpgradeRun{"demo": unstarted(plan)}}
+	passed := []v1alpha1.StepStatus{{Name: "nodes", Phase: v1alpha1.PhaseSucceeded}}
+	out, drive, err := prepare(context.Background(), f, plan, false, func(string) {}, func(context.Context) ([]v1alpha1.StepStatus, error) { return passed, nil })
+	if err != nil || !drive {
+		t.Fatalf("err %v, drive %v; want the run started", err, drive)
+	}
+	if got := f.runs["demo"].Status; got.Attempt != 1 || len(got.Checks) != 1 || got.Checks[0].Name != "nodes" {
+		t.Errorf("saved status attempt %d checks %+v; want attempt 1 with the checks it started with", got.Attempt, got.Checks)
+	}
+	if out.Run.Status.Attempt != 1 {
+		t.Errorf("driven run attempt %d, want 1", out.Run.Status.Attempt)
 	}
 }

@@ -18,8 +18,8 @@ import (
 // lease held is: until that turn this process changes nothing of the
 // platform (prepare writes only the record; a new run has no freeze to
 // reinstate). One read before the lease is only if no process of Upshift
-// held the lease between the moment the reads began and the take
-// (earlyReadAhead). Either way it serves only the first action of a drive
+// held the lease between the moment the reads began and the take, and
+// none of its objects moved by then (earlyReadAhead). Either way it serves only the first action of a drive
 // of a run that prepare started, and only if that action is the first
 // stage's backup; anything else drops it. A read-ahead that failed is
 // read again at the backup's turn, where its failure is reported as
@@ -40,6 +40,11 @@ type readAhead struct {
 	snap     *backup.Snapshot
 	read     chan struct{}
 	readOnce sync.Once
+	// confirmed, when set (an early read-ahead, read before the lease),
+	// is closed once the snapshot's objects were checked under the
+	// lease (confirm); unmoved tells whether none had moved since.
+	confirmed chan struct{}
+	unmoved   bool
 }
 
 func newReadAhead(cancel context.CancelFunc) *readAhead {
@@ -105,11 +110,45 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 	if ra.enc == nil {
 		return nil
 	}
+	if ra.confirmed != nil {
+		select {
+		case <-ra.confirmed:
+		case <-ctx.Done():
+			return nil
+		}
+		if !ra.unmoved {
+			return nil // read again by the backup
+		}
+	}
 	enc, err := ra.enc.For(uid)
 	if err != nil {
 		return nil // encoded again, and its error reported, by the backup
 	}
 	return enc
+}
+
+// confirm checks, under the lease whose context ctx is, that every
+// object the snapshot holds is still as read (backup.Client.Unmoved):
+// read before the lease, the snapshot may be older than the stage's
+// start by the whole preflight and the plan's health checks, time enough
+// for an autoscaler, a GitOps sync or this process's own CRD install to
+// write. Metadata alone is read, beside prepare's writes: a changed
+// object makes take answer nil, and the backup reads afresh.
+func (ra *readAhead) confirm(ctx context.Context, b *backup.Client) {
+	ra.confirmed = make(chan struct{})
+	go func() {
+		defer close(ra.confirmed)
+		select {
+		case <-ra.read:
+		case <-ctx.Done():
+			return
+		}
+		if ra.snap == nil {
+			return
+		}
+		ok, err := b.Unmoved(ctx, ra.snap)
+		ra.unmoved = ok && err == nil
+	}()
 }
 
 // drop stops a read-ahead no drive will use.

@@ -18,16 +18,22 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
-// countGets counts the GETs whose path ends with a suffix.
+// countGets counts the GETs whose path ends with a suffix: those of the
+// whole object in n, those of its metadata alone in meta.
 type countGets struct {
 	suffix string
 	n      atomic.Int64
+	meta   atomic.Int64
 }
 
 func (c *countGets) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTrip(func(r *http.Request) (*http.Response, error) {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, c.suffix) {
-			c.n.Add(1)
+			if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata") {
+				c.meta.Add(1)
+			} else {
+				c.n.Add(1)
+			}
 		}
 		return rt.RoundTrip(r)
 	})
@@ -38,18 +44,22 @@ type roundTrip func(*http.Request) (*http.Response, error)
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // The first stage's snapshot, read before the lease while preflight runs,
-// is the stage's backup when nobody held the lease since the reads began;
-// when another process did (and may have changed the stage's objects),
-// the backup reads them again, and holds them as that process left them.
+// is the stage's backup when nobody held the lease since the reads began
+// and none of its objects changed since (checked on their metadata under
+// the lease); when another process did hold it, or anyone (an
+// autoscaler, a GitOps sync) changed an object meanwhile, the backup
+// reads them again, and holds them as they were just before the stage.
 func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name         string
-		heldBetween  bool
-		wantInBackup string
+		name          string
+		heldBetween   bool
+		writerBetween bool
+		wantInBackup  string
 	}{
-		{"nobody held the lease", false, "1"},
-		{"another process held it and changed the object", true, "between"},
+		{"nobody held the lease", false, false, "1"},
+		{"another process held it and changed the object", true, false, "between"},
+		{"nobody held it, but another writer changed the object", false, true, "between"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -90,6 +100,12 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 					}
 				})
 			}
+			if tt.writerBetween {
+				patch := []byte(`{"data":{"level":"between"}}`)
+				if _, err := f.cs.CoreV1().ConfigMaps(f.ns).Patch(f.ctx, "settings", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			before := gets.n.Load()
 			out, err := f.s.Apply(f.ctx, p, false)
 			if err != nil || out.Run.Status.Phase != v1alpha1.RunSucceeded {
@@ -109,8 +125,13 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 			// Reads of the object once the apply began: the step's own
 			// apply reads nothing; only a backup that read it again does.
 			reread := gets.n.Load() - before
-			if tt.heldBetween != (reread > 0) {
-				t.Errorf("the ConfigMap was read %d times during the apply; read again: want %v", reread, tt.heldBetween)
+			if want := tt.heldBetween || tt.writerBetween; want != (reread > 0) {
+				t.Errorf("the ConfigMap was read %d times during the apply; read again: want %v", reread, want)
+			}
+			// Claimed, the early read is confirmed on the object's
+			// metadata; dropped, it is not.
+			if checked := gets.meta.Load(); tt.heldBetween == (checked > 0) {
+				t.Errorf("the ConfigMap's metadata was read %d times; want some only when the early read was claimed", checked)
 			}
 		})
 	}

@@ -203,7 +203,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	defer held.Release()
 
-	ahead := early.claim(p, held)
+	ahead := early.claim(p, held, s.backups)
 	if ahead == nil {
 		ahead = s.startReadAhead(held.Context(), p)
 	}
@@ -336,6 +336,12 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	a.ahead = ahead
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	saver.beforeEnd = a.finish
+	if out.Decision.Verdict == engine.StartRun {
+		// Created without its status (runstore.Store.Create): what is
+		// stored holds no transition yet, and an abort requested before
+		// the first save is not another process moving the run on.
+		saver.last = 0
+	}
 	drv := &engine.Driver{
 		Actor:   a,
 		Saver:   saver,

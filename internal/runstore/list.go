@@ -6,6 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,24 +18,40 @@ import (
 // status.startedAt (a run not started yet counts from its creation), then
 // by creation time, then by name. Records of earlier versions are listed
 // with the rest; on a cluster without the UpgradeRun CRD only they are.
+//
+// Like Get, it remembers each run's status as read, so a Save of a run
+// from the list sends only what changed. The two lists are asked side by
+// side: apply waits for them before it writes anything.
 func (s *Store) List(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
-	var list v1alpha1.UpgradeRunList
-	err := retry(ctx, func(int) error {
-		return s.runs.Get().Namespace(s.namespace).Resource(Resource).Do(ctx).Into(&list)
+	var (
+		list   v1alpha1.UpgradeRunList
+		legacy []v1alpha1.UpgradeRun
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		err := retry(gctx, func(int) error {
+			return s.runs.Get().Namespace(s.namespace).Resource(Resource).Do(gctx).Into(&list)
+		})
+		if err != nil && !noResource(err) {
+			return fmt.Errorf("list runs in %s: %w", s.namespace, err)
+		}
+		return nil
 	})
-	if err != nil && !noResource(err) {
-		return nil, fmt.Errorf("list runs in %s: %w", s.namespace, err)
+	g.Go(func() error {
+		var err error
+		legacy, err = s.listLegacy(gctx)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	runs := make([]v1alpha1.UpgradeRun, 0, len(list.Items))
 	seen := map[string]bool{}
 	for i := range list.Items {
+		s.rememberRead(&list.Items[i])
 		r := fromResource(&list.Items[i])
 		seen[r.Name] = true
 		runs = append(runs, *r)
-	}
-	legacy, err := s.listLegacy(ctx)
-	if err != nil {
-		return nil, err
 	}
 	for _, r := range legacy {
 		if !seen[r.Name] { // a migration stopped before it deleted the Secret

@@ -45,6 +45,31 @@ func (s *Store) Save(ctx context.Context, run *v1alpha1.UpgradeRun) error {
 
 // create writes the resource, then its status.
 func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun) error {
+	if err := s.createResource(ctx, run); err != nil {
+		return err
+	}
+	return s.writeStatus(ctx, run, nil)
+}
+
+// Create writes a new run's resource but not its status, which its first
+// Save writes: a reader in between sees the run Pending, and a run found
+// so (its status.attempt 0) never started. A new run's status is saved
+// with the first transition of its drive, one write less before its
+// first change. Errors as Save's.
+func (s *Store) Create(ctx context.Context, run *v1alpha1.UpgradeRun) error {
+	if run == nil || run.Name == "" || run.ResourceVersion != "" {
+		return errors.New("create run: a new run with a name is needed")
+	}
+	if err := s.createResource(ctx, run); err != nil {
+		s.written.forget(run.Name)
+		return fmt.Errorf("save run %s: %w", run.Name, err)
+	}
+	return nil
+}
+
+// createResource writes the resource, its plan redacted, and sets the
+// run's metadata from the answer.
+func (s *Store) createResource(ctx context.Context, run *v1alpha1.UpgradeRun) error {
 	obj := resourceFor(run, s.namespace)
 	body, err := json.Marshal(obj)
 	if err != nil {
@@ -84,7 +109,8 @@ func (s *Store) create(ctx context.Context, run *v1alpha1.UpgradeRun) error {
 	// The status is written with the created version as precondition; a
 	// reader in between sees the run Pending (fromResource).
 	run.ResourceVersion = created.ResourceVersion
-	return s.writeStatus(ctx, run, nil)
+	s.written.forget(run.Name) // no status stored: the first Save writes it whole
+	return nil
 }
 
 func sameSpec(a, b *v1alpha1.UpgradeRun) bool {

@@ -1,0 +1,97 @@
+package backup_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// A snapshot is unmoved while every object it holds keeps its version and
+// every absent one stays absent; any write, deletion, re-creation under
+// the same name or creation of an absent object moves it.
+func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
+	e := newEnv(t)
+	cms := e.cs.CoreV1().ConfigMaps(e.ns)
+	ref := func(name string) step.Ref {
+		return step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: name}
+	}
+	create := func(name string) {
+		t.Helper()
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns}, Data: map[string]string{"k": "v"}}
+		if _, err := cms.Create(ctx(t), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unmoved := func(refs ...step.Ref) bool {
+		t.Helper()
+		snap, err := e.b.Take(ctx(t), refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, err := e.b.Unmoved(ctx(t), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	// A CRD's kind not served yet reads as absent, and stays so.
+	notServed := step.Ref{APIVersion: "example.upshift.dev/v1", Kind: "Widget", Namespace: e.ns, Name: "w"}
+
+	create("kept")
+	create("written")
+	create("deleted")
+	create("recreated")
+	refs := []step.Ref{ref("kept"), ref("written"), ref("deleted"), ref("recreated"), ref("absent"), notServed}
+
+	snap, err := e.b.Take(ctx(t), refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.b.Unmoved(ctx(t), snap); err != nil || !ok {
+		t.Fatalf("Unmoved right after Take = %v, %v; want true", ok, err)
+	}
+
+	moves := []struct {
+		name string
+		move func()
+	}{
+		{"written", func() {
+			cm, err := cms.Get(ctx(t), "written", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm.Data["k"] = "w"
+			if _, err := cms.Update(ctx(t), cm, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"deleted", func() {
+			if err := cms.Delete(ctx(t), "deleted", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"recreated", func() {
+			if err := cms.Delete(ctx(t), "recreated", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			create("recreated")
+		}},
+		{"absent", func() { create("absent") }},
+	}
+	for _, m := range moves {
+		before, err := e.b.Take(ctx(t), []step.Ref{ref("kept"), ref(m.name), notServed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.move()
+		if ok, err := e.b.Unmoved(ctx(t), before); err != nil || ok {
+			t.Errorf("%s: Unmoved after the change = %v, %v; want false", m.name, ok, err)
+		}
+	}
+	if !unmoved(ref("kept"), ref("absent-still"), notServed) {
+		t.Error("a snapshot of objects nobody touched reads as moved")
+	}
+}
