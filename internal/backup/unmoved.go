@@ -20,29 +20,55 @@ const metadataOnly = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=
 
 // Unmoved tells whether every object of s is still as s holds it: the
 // same UID at the same resourceVersion, or still absent. It reads only
-// metadata, several objects at a time, so a snapshot read a while ago
+// metadata, several reads at a time, so a snapshot read a while ago
 // (before the lease, beside preflight) can be trusted as a read now for
-// a fraction of the cost of reading again. The first object found moved
-// ends the reads; errors are returned as they are, and the caller reads
-// again rather than trust the snapshot.
+// a fraction of the cost of reading again: objects of one resource and
+// namespace, when there are many (a platform's CRDs), in one list, the
+// others one by one. The first object found moved ends the reads; errors
+// are returned as they are, and the caller reads again rather than trust
+// the snapshot.
 func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
+	groups, err := c.byPlace(s.Entries)
+	if err != nil {
+		return false, err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(takeReads)
 	var moved atomic.Bool
-	for _, e := range s.Entries {
-		g.Go(func() error {
-			now, err := c.metadataOf(gctx, e)
-			if err != nil {
-				return fmt.Errorf("get %s: %w", e.Ref, err)
-			}
-			if !sameAs(e, now) {
-				moved.Store(true)
-				return errMoved
-			}
-			return nil
-		})
+	check := func(e Entry, now *metav1.ObjectMeta) error {
+		if !sameAs(e, now) {
+			moved.Store(true)
+			return errMoved
+		}
+		return nil
 	}
-	err := g.Wait()
+	for _, grp := range groups {
+		if len(grp.entries) >= listFrom {
+			g.Go(func() error {
+				now, err := c.metadataIn(gctx, grp.path)
+				if err != nil {
+					return err
+				}
+				for _, e := range grp.entries {
+					if err := check(e, now[e.Ref.Name]); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			continue
+		}
+		for _, e := range grp.entries {
+			g.Go(func() error {
+				now, err := c.metadataOf(gctx, e)
+				if err != nil {
+					return fmt.Errorf("get %s: %w", e.Ref, err)
+				}
+				return check(e, now)
+			})
+		}
+	}
+	err = g.Wait()
 	if moved.Load() {
 		return false, nil
 	}
@@ -51,6 +77,81 @@ func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
 	}
 	return true, nil
 }
+
+// listFrom is how many objects of one resource and namespace Unmoved
+// reads in one list rather than one by one: from there a list is fewer
+// round trips than the GETs takeReads at a time.
+const listFrom = takeReads
+
+// place is the entries of one resource in one namespace, and the path
+// that lists them; kinds not served are asked one by one.
+type place struct {
+	path    string
+	entries []Entry
+}
+
+func (c *Client) byPlace(entries []Entry) ([]*place, error) {
+	var out []*place
+	at := map[string]*place{}
+	for _, e := range entries {
+		path := ""
+		gvr, ns, err := c.located(e.Ref)
+		switch {
+		case meta.IsNoMatchError(err):
+			// Asked alone: a kind served by now shows in its GET.
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", e.Ref, err)
+		default:
+			path = objectPath(gvr, ns, "")
+			path = path[:len(path)-1] // the collection, without the trailing slash
+		}
+		p := at[path]
+		if p == nil || path == "" {
+			p = &place{path: path}
+			out = append(out, p)
+			if path != "" {
+				at[path] = p
+			}
+		}
+		p.entries = append(p.entries, e)
+	}
+	return out, nil
+}
+
+// metadataIn lists the metadata of every object at a collection path, by
+// name.
+func (c *Client) metadataIn(ctx context.Context, path string) (map[string]*metav1.ObjectMeta, error) {
+	out := map[string]*metav1.ObjectMeta{}
+	cont := ""
+	for {
+		var raw []byte
+		err := c.retry(ctx, func() error {
+			req := c.jsonReads.Get().AbsPath(path).SetHeader("Accept", metadataListOnly).Param("limit", "500")
+			if cont != "" {
+				req = req.Param("continue", cont)
+			}
+			var err error
+			raw, err = req.Do(ctx).Raw()
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", path, err)
+		}
+		var list metav1.PartialObjectMetadataList
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("decode the list of %s: %w", path, err)
+		}
+		for i := range list.Items {
+			out[list.Items[i].Name] = &list.Items[i].ObjectMeta
+		}
+		if cont = list.Continue; cont == "" {
+			return out, nil
+		}
+	}
+}
+
+// metadataListOnly is metadataOnly for a list.
+const metadataListOnly = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
 
 // errMoved ends Unmoved's other reads once one object is found moved.
 var errMoved = errors.New("an object moved")

@@ -1,11 +1,14 @@
 package backup_test
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -93,5 +96,60 @@ func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
 	}
 	if !unmoved(ref("kept"), ref("absent-still"), notServed) {
 		t.Error("a snapshot of objects nobody touched reads as moved")
+	}
+}
+
+// Many objects of one resource and namespace (a platform's CRDs) are
+// checked in one list of their metadata: it tells a write to any one of
+// them, and an absent one created, as the reads one by one do.
+func TestUnmovedReadsManyObjectsOfAKindInOneList(t *testing.T) {
+	e := newEnv(t)
+	cms := e.cs.CoreV1().ConfigMaps(e.ns)
+	var refs []step.Ref
+	for i := range 10 {
+		name := fmt.Sprintf("cm-%d", i)
+		refs = append(refs, step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: name})
+		if i == 9 {
+			continue // absent
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns}, Data: map[string]string{"k": "v"}}
+		if _, err := cms.Create(ctx(t), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take := func() *backup.Snapshot {
+		t.Helper()
+		snap, err := e.b.Take(ctx(t), refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	unmoved := func(snap *backup.Snapshot) bool {
+		t.Helper()
+		ok, err := e.b.Unmoved(ctx(t), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	snap := take()
+	if !unmoved(snap) {
+		t.Fatal("a snapshot of objects nobody touched reads as moved")
+	}
+	patch := []byte(`{"data":{"k":"w"}}`)
+	if _, err := cms.Patch(ctx(t), "cm-4", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if unmoved(snap) {
+		t.Error("a write to one of many objects was not seen")
+	}
+	snap = take()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-9", Namespace: e.ns}}
+	if _, err := cms.Create(ctx(t), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if unmoved(snap) {
+		t.Error("an absent object created was not seen")
 	}
 }

@@ -42,8 +42,10 @@ func (pf *preflight) storedVersions(path *field.Path, next *unstructured.Unstruc
 
 // compareStoredVersions refuses a CRD that drops a version its live copy
 // still lists in status.storedVersions: the API server would refuse the
-// update anyway, but mid-run, after earlier stages changed things.
-func (pf *preflight) compareStoredVersions(ctx context.Context) {
+// update anyway, but mid-run, after earlier stages changed things. It
+// reads nothing of pf but the CRDs and returns its problems, so it runs
+// beside the access reviews.
+func (pf *preflight) compareStoredVersions(ctx context.Context) (errs field.ErrorList) {
 	for _, w := range pf.crdWrites {
 		name := w.next.GetName()
 		live, err := pf.liveCRD(ctx, name)
@@ -53,7 +55,7 @@ func (pf *preflight) compareStoredVersions(ctx context.Context) {
 		case apierrors.IsForbidden(err):
 			continue // the access review reports the get the step needs
 		case err != nil:
-			pf.errs = append(pf.errs, field.InternalError(w.path, fmt.Errorf("get CustomResourceDefinition %s to compare its stored versions: %w", name, err)))
+			errs = append(errs, field.InternalError(w.path, fmt.Errorf("get CustomResourceDefinition %s to compare its stored versions: %w", name, err)))
 			continue
 		}
 		drops := apiremovals.DroppedStoredVersions(live, w.next)
@@ -63,9 +65,10 @@ func (pf *preflight) compareStoredVersions(ctx context.Context) {
 		n, countErr := pf.countObjects(ctx, live)
 		for _, d := range drops {
 			d.Objects, d.CountErr = n, countErr
-			pf.errs = append(pf.errs, field.Invalid(w.path, name, d.String()))
+			errs = append(errs, field.Invalid(w.path, name, d.String()))
 		}
 	}
+	return errs
 }
 
 // countObjects counts a live CRD's objects in every namespace, read in a
