@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
@@ -56,18 +57,52 @@ func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return out, nil
 }
 
-// Get returns the embedded CRD named name, annotated with its digest.
+// Get returns the embedded CRD named name, annotated with its digest. It
+// decodes that CRD's file alone: all of them are ~300 KB of YAML, ~14 ms
+// of CPU before every run's first write.
 func Get(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
-	all, err := All()
+	file, err := fileOf(name)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range all {
-		if c.Name == name {
-			return c, nil
-		}
+	c, err := decode(file)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("no embedded CRD named %s", name)
+	if c.Name != name {
+		return nil, fmt.Errorf("embedded file %s holds CRD %s, not %s", path.Base(file), c.Name, name)
+	}
+	return c, nil
+}
+
+// DigestOf is the digest the embedded CRD named name is installed with
+// (AnnotationDigest), read from its file without decoding it: whether a
+// cluster's copy is current is told by this alone.
+func DigestOf(name string) (string, error) {
+	file, err := fileOf(name)
+	if err != nil {
+		return "", err
+	}
+	b, err := bases.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	digest := Digest(b)
+	if got := stamped(b); got != digest {
+		return "", fmt.Errorf("embedded CRD %s carries digest %q, its content %q: run `make generate`", path.Base(file), got, digest)
+	}
+	return digest, nil
+}
+
+// fileOf is the file controller-gen writes the CRD named name to:
+// bases/<group>_<plural>.yaml for <plural>.<group>.
+func fileOf(name string) (string, error) {
+	plural, group, ok := strings.Cut(name, ".")
+	file := "bases/" + group + "_" + plural + ".yaml"
+	if _, err := fs.Stat(bases, file); !ok || err != nil {
+		return "", fmt.Errorf("no embedded CRD named %s", name)
+	}
+	return file, nil
 }
 
 func decode(file string) (*apiextensionsv1.CustomResourceDefinition, error) {

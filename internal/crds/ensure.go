@@ -64,7 +64,9 @@ func (o Outcome) Notice(name string) string {
 // Unchecked and writes nothing: the caller tells a missing CRD from the
 // resource's answers.
 func Ensure(ctx context.Context, c apiextensionsclient.Interface, name string) (Outcome, error) {
-	want, err := crd.Get(name)
+	// The digest tells whether the cluster's copy is current; the CRD is
+	// decoded only to be written.
+	digest, err := crd.DigestOf(name)
 	if err != nil {
 		return "", err
 	}
@@ -77,12 +79,16 @@ func Ensure(ctx context.Context, c apiextensionsclient.Interface, name string) (
 		outcome = Installed
 	case err != nil:
 		return "", fmt.Errorf("read CRD %s: %w", name, err)
-	case cur.Annotations[crd.AnnotationDigest] == want.Annotations[crd.AnnotationDigest]:
+	case cur.Annotations[crd.AnnotationDigest] == digest:
 		if Established(cur) {
 			return Current, nil
 		}
 		// Installed by someone else a moment ago, not yet served: wait.
 		return Current, waitEstablished(ctx, c, name)
+	}
+	want, err := crd.Get(name)
+	if err != nil {
+		return "", err
 	}
 	if err := apply(ctx, c, want); err != nil {
 		if apierrors.IsForbidden(err) {
