@@ -197,7 +197,7 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 		enc = nil // encoded for another run: cannot happen, but never save it under this one
 	}
 	if enc == nil {
-		o, snap, err := a.snapshot(ctx, r, stage)
+		o, snap, err := a.snapshot(ctx, r, stage, a.backups.Take)
 		if err != nil || snap == nil {
 			return o, err
 		}
@@ -218,9 +218,10 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 
-// snapshot takes the stage's snapshot; a nil snapshot comes with the
-// outcome or error that stopped it.
-func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, *backup.Snapshot, error) {
+// snapshot takes the stage's snapshot with take (backup.Client.Take, or
+// TakeCached for a read-ahead confirmed later); a nil snapshot comes with
+// the outcome or error that stopped it.
+func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) (engine.Outcome, *backup.Snapshot, error) {
 	var refs []step.Ref
 	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
 		ex, err := a.executor(r, stage, i)
@@ -234,7 +235,7 @@ func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int)
 		}
 		refs = append(refs, t...)
 	}
-	snap, err := a.backups.Take(ctx, refs)
+	snap, err := take(ctx, refs)
 	if err != nil {
 		o, err := a.failed(ctx, fmt.Errorf("snapshot: %w", err))
 		return o, nil, err

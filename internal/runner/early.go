@@ -47,7 +47,10 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 		if _, err := s.store.Get(ctx, p.Plan.Name); !errors.Is(err, runstore.ErrNotFound) {
 			return
 		}
-		e.ahead.readAndEncode(ctx, s.newActor(p, s.deps), p)
+		// From the API server's cache: confirm reads what moved since,
+		// the cache's lag included, before the snapshot serves.
+		a := s.newActor(p, s.deps)
+		e.ahead.readAndEncode(ctx, a, p, a.backups.TakeCached)
 	}()
 }
 

@@ -52,7 +52,10 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		// The ones the first stage's snapshot holds, read ahead beside
 		// this preflight (Session.ReadAhead), are not read twice: on a
 		// platform of many CRDs, reading both ways doubled the API
-		// server's work and the preflight's wait.
+		// server's work and the preflight's wait. That snapshot is read
+		// from the API server's cache, a moment behind etcd at most: a
+		// stored version added in that moment is still refused by the
+		// API server itself, at the stage's write.
 		ahead := early.snapshot(ctx, pf.p)
 		var mu sync.Mutex
 		var g errgroup.Group

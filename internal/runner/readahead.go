@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // readAhead is the first stage's snapshot of a new run, read and encoded
@@ -61,16 +62,18 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	ra := newReadAhead(cancel)
 	go func() {
 		defer close(ra.done)
-		ra.readAndEncode(ctx, s.newActor(p, s.deps), p)
+		a := s.newActor(p, s.deps)
+		ra.readAndEncode(ctx, a, p, a.backups.Take)
 	}()
 	return ra
 }
 
-// readAndEncode reads and encodes the snapshot; failures leave enc nil.
-func (ra *readAhead) readAndEncode(ctx context.Context, a *actor, p *Resolved) {
+// readAndEncode reads the snapshot with take and encodes it; failures
+// leave enc nil.
+func (ra *readAhead) readAndEncode(ctx context.Context, a *actor, p *Resolved, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
 	defer ra.endRead()
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-	o, snap, err := a.snapshot(ctx, run, 0)
+	o, snap, err := a.snapshot(ctx, run, 0, take)
 	if err != nil || o.Message != "" || snap == nil {
 		return
 	}

@@ -85,7 +85,7 @@ func rollouts(all []localcluster.AuditEvent, tool window) []rollout {
 	firstWrite, lastAnswer := map[string]time.Time{}, map[string]time.Time{}
 	for _, e := range tool.events(all) {
 		k := objectKey(e)
-		if !e.IsWrite() || k == "" || e.ObjectRef.Subresource != "" || e.ObjectRef.Resource == "secrets" || e.ObjectRef.Resource == "leases" {
+		if !e.IsWrite() || k == "" || e.ObjectRef.Subresource != "" || ownResource(e.ObjectRef.Resource) {
 			continue
 		}
 		if _, ok := firstWrite[k]; !ok {
@@ -118,6 +118,14 @@ func rollouts(all []localcluster.AuditEvent, tool window) []rollout {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
 	return out
+}
+
+// ownResource tells the resources where a tool keeps its own state, not
+// the platform's: Upshift's run records (UpgradeRuns; Secrets before
+// them), sources and backups (Secrets) and its lease. A write there is no
+// rollout. (The platforms benchmarked here have no Secrets of their own.)
+func ownResource(resource string) bool {
+	return resource == "secrets" || resource == "leases" || resource == "upgraderuns"
 }
 
 // busy is the length of the union of the rollouts' intervals: the time
