@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -81,25 +80,7 @@ func TestWaitOnCRDsTheRunWroteListsOnlyTheirMetadata(t *testing.T) {
 
 	group := "g" + rand.String(6) + ".upshift.test"
 	sel := SelectorRef{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Selector: "upshift.test/set=" + group}
-	crd := func(kind, description string) string {
-		return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: %[2]ss.%[1]s, labels: {upshift.test/set: %[1]s}}
-spec:
-  group: %[1]s
-  names: {kind: %[3]s, plural: %[2]ss, listKind: %[3]sList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {size: {type: integer, description: %[4]s}}}
-`, group, strings.ToLower(kind), kind, description)
-	}
+	crd := func(kind, description string) string { return setCRD(group, kind, description) }
 	kinds := []string{"Widget", "Gadget"}
 	for _, kind := range kinds {
 		created, err := a.Apply(ctx, mustObject(t, crd(kind, "first")))

@@ -47,23 +47,7 @@ func TestCRDWaitsReadProtobufAndJudgeLikeTheWholeObject(t *testing.T) {
 	group := "g" + rand.String(6) + ".upshift.test"
 	label := "upshift.test/set=" + group
 	for _, kind := range []string{"Widget", "Gadget"} {
-		crd := mustObject(t, fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: %[2]ss.%[1]s, labels: {upshift.test/set: %[1]s}}
-spec:
-  group: %[1]s
-  names: {kind: %[3]s, plural: %[2]ss, listKind: %[3]sList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {size: {type: integer, description: a schema the wait never reads}}}
-`, group, strings.ToLower(kind), kind))
+		crd := mustObject(t, setCRD(group, kind, "a schema the wait never reads"))
 		if _, err := e.a.Apply(ctx, crd); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +174,27 @@ func jobPodExited(name string, code int32, reason string, created time.Time) cor
 			}},
 		},
 	}
+}
+
+// setCRD is a CRD of kind in group, labelled upshift.test/set=<group>
+// so a selector finds the set, whose one field's description is given
+// (changing it changes the schema and nothing else).
+func setCRD(group, kind, description string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: %[2]ss.%[1]s, labels: {upshift.test/set: %[1]s}}
+spec:
+  group: %[1]s
+  names: {kind: %[3]s, plural: %[2]ss, listKind: %[3]sList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer, description: %[4]s}}}
+`, group, strings.ToLower(kind), kind, description)
 }
