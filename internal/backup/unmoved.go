@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // metadataOnly asks the API server for an object's metadata alone, as
@@ -28,9 +30,14 @@ const metadataOnly = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=
 // are returned as they are, and the caller reads again rather than trust
 // the snapshot.
 func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
-	groups, err := c.byPlace(s.Entries)
+	groups, unserved, err := c.byPlace(s.Entries)
 	if err != nil {
 		return false, err
+	}
+	for _, e := range unserved {
+		if e.Object != nil {
+			return false, nil // its kind is served no more
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(takeReads)
@@ -84,38 +91,42 @@ func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
 const listFrom = takeReads
 
 // place is the entries of one resource in one namespace, and the path
-// that lists them; kinds not served are asked one by one.
+// that lists them.
 type place struct {
 	path    string
 	entries []Entry
 }
 
-func (c *Client) byPlace(entries []Entry) ([]*place, error) {
-	var out []*place
+// byPlace groups the entries by where they are listed; unserved are
+// those whose kind the API server does not serve now (the mapper asked
+// discovery again before it said so): absent, whatever the snapshot says.
+func (c *Client) byPlace(entries []Entry) (places []*place, unserved []Entry, err error) {
 	at := map[string]*place{}
+	notServed := map[schema.GroupVersionKind]bool{} // asked once: each miss asks discovery again
 	for _, e := range entries {
-		path := ""
+		if notServed[e.Ref.GroupVersionKind()] {
+			unserved = append(unserved, e)
+			continue
+		}
 		gvr, ns, err := c.located(e.Ref)
 		switch {
 		case meta.IsNoMatchError(err):
-			// Asked alone: a kind served by now shows in its GET.
+			notServed[e.Ref.GroupVersionKind()] = true
+			unserved = append(unserved, e)
+			continue
 		case err != nil:
-			return nil, fmt.Errorf("%s: %w", e.Ref, err)
-		default:
-			path = objectPath(gvr, ns, "")
-			path = path[:len(path)-1] // the collection, without the trailing slash
+			return nil, nil, fmt.Errorf("%s: %w", e.Ref, err)
 		}
+		path := strings.TrimSuffix(objectPath(gvr, ns, ""), "/") // the collection
 		p := at[path]
-		if p == nil || path == "" {
+		if p == nil {
 			p = &place{path: path}
-			out = append(out, p)
-			if path != "" {
-				at[path] = p
-			}
+			places = append(places, p)
+			at[path] = p
 		}
 		p.entries = append(p.entries, e)
 	}
-	return out, nil
+	return places, unserved, nil
 }
 
 // metadataIn lists the metadata of every object at a collection path, by

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/upshift-dev/upshift/internal/backup"
@@ -96,6 +97,13 @@ func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
 	}
 	if !unmoved(ref("kept"), ref("absent-still"), notServed) {
 		t.Error("a snapshot of objects nobody touched reads as moved")
+	}
+	// An object whose kind is served no more (its CRD deleted) is gone.
+	gone := &backup.Snapshot{Entries: []backup.Entry{{Ref: notServed, Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": notServed.APIVersion, "kind": notServed.Kind, "metadata": map[string]any{"name": "w", "namespace": e.ns, "uid": "u", "resourceVersion": "1"},
+	}}}}}
+	if ok, err := e.b.Unmoved(ctx(t), gone); err != nil || ok {
+		t.Errorf("Unmoved of an object whose kind is not served = %v, %v; want false", ok, err)
 	}
 }
 

@@ -400,8 +400,12 @@ func (pf *preflight) runNeeds(ctx context.Context) {
 		return
 	}
 	ns := pf.s.opts.Namespace
-	if _, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+	_, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
 		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", "creating namespace "+ns+" for runs and backups")
+	case err == nil:
+		pf.s.store.NamespaceFound() // apply need not ask again
 	}
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	leases := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,7 +42,15 @@ type Store struct {
 
 	crdMu sync.Mutex
 	crdOK bool // EnsureCRD found or made the CRD current
+	// namespaceSeen: the namespace was found (EnsureNamespace, or a
+	// caller that read it: NamespaceFound); EnsureNamespace asks no more.
+	namespaceSeen atomic.Bool
 }
+
+// NamespaceFound tells the store that its namespace was read and exists
+// (preflight reads it): EnsureNamespace then asks the API server nothing.
+// A namespace deleted since fails the first write loudly.
+func (s *Store) NamespaceFound() { s.namespaceSeen.Store(true) }
 
 // New returns a Store that keeps runs in namespace of the cluster cfg
 // points at.
@@ -69,6 +78,9 @@ func (s *Store) Namespace() string { return s.namespace }
 // user allowed to write in the namespace but not to create namespaces is
 // not refused when it exists.
 func (s *Store) EnsureNamespace(ctx context.Context) error {
+	if s.namespaceSeen.Load() {
+		return nil
+	}
 	err := retry(ctx, func(int) error {
 		_, err := s.cs.CoreV1().Namespaces().Get(ctx, s.namespace, metav1.GetOptions{})
 		if apierrors.IsForbidden(err) {
@@ -89,6 +101,7 @@ func (s *Store) EnsureNamespace(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("ensure namespace %s: %w", s.namespace, err)
 	}
+	s.namespaceSeen.Store(true)
 	return nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -400,5 +402,45 @@ func TestSaveConflictWhenThePatchNoLongerApplies(t *testing.T) {
 	}
 	if got, err := s.Get(ctx, "demo"); err != nil || len(got.Status.Stages) != 1 {
 		t.Fatalf("the stale save wrote: %v, %d stages", err, len(got.Status.Stages))
+	}
+}
+
+// A namespace found once, by EnsureNamespace or by a caller that read it
+// (preflight: NamespaceFound), is not asked for again by this store; a
+// store that was told nothing asks, and creates it when missing.
+func TestEnsureNamespaceAsksOnce(t *testing.T) {
+	t.Parallel()
+	c := testenv.Cluster(t)
+	var gets atomic.Int64
+	cfg := rest.CopyConfig(c.RESTConfig())
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") {
+				gets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	fresh := mustNew(t, cfg, testNamespace(t))
+	for range 2 {
+		if err := fresh.EnsureNamespace(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := gets.Load(); n != 1 {
+		t.Errorf("two EnsureNamespace of a missing namespace asked %d times, want once (then created)", n)
+	}
+
+	gets.Store(0)
+	told := mustNew(t, cfg, "kube-system")
+	told.NamespaceFound()
+	if err := told.EnsureNamespace(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := gets.Load(); n != 0 {
+		t.Errorf("EnsureNamespace after NamespaceFound asked %d times, want none", n)
 	}
 }
