@@ -198,5 +198,8 @@ func sameAs(e Entry, now *metav1.ObjectMeta) bool {
 	if e.Object == nil || now == nil {
 		return e.Object == nil && now == nil
 	}
-	return e.Object.GetUID() == now.UID && e.Object.GetResourceVersion() == now.ResourceVersion
+	// An object without a version (some aggregated APIs) cannot be told
+	// unchanged.
+	rv := e.Object.GetResourceVersion()
+	return rv != "" && e.Object.GetUID() == now.UID && rv == now.ResourceVersion
 }

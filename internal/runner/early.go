@@ -33,6 +33,7 @@ type earlyReadAhead struct {
 func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 	ctx, cancel := context.WithCancel(ctx)
 	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel)}
+	e.ahead.cached = true
 	s.early.drop()
 	s.early = e
 	go func() {
@@ -92,8 +93,9 @@ func (e *earlyReadAhead) leaseFree() bool { return e != nil && e.obs.Free() }
 // claim is the read-ahead for a drive of p under held, if no process of
 // Upshift held the lease since its reads began; otherwise it is dropped,
 // and claim is nil. What others wrote meanwhile is checked under the
-// lease before the snapshot serves (readAhead.confirm with b).
-func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held, b *backup.Client) *readAhead {
+// lease before the snapshot serves (readAhead.confirm, which Apply calls
+// once the plan's health checks passed; take refuses it unconfirmed).
+func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
 	if e == nil {
 		return nil
 	}
@@ -101,7 +103,6 @@ func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held, b *backup.Client) 
 		e.drop()
 		return nil
 	}
-	e.ahead.confirm(held.Context(), b)
 	return e.ahead
 }
 

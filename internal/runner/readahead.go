@@ -46,6 +46,9 @@ type readAhead struct {
 	// lease (confirm); unmoved tells whether none had moved since.
 	confirmed chan struct{}
 	unmoved   bool
+	// cached: read before the lease, from the API server's cache; it
+	// serves only once confirmed.
+	cached bool
 }
 
 func newReadAhead(cancel context.CancelFunc) *readAhead {
@@ -112,6 +115,9 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 	}
 	if ra.enc == nil {
 		return nil
+	}
+	if ra.cached && ra.confirmed == nil {
+		return nil // never confirmed: read again by the backup
 	}
 	if ra.confirmed != nil {
 		select {

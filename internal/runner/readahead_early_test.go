@@ -3,6 +3,7 @@ package runner
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,15 +20,21 @@ import (
 )
 
 // countGets counts the GETs whose path ends with a suffix: those of the
-// whole object in n, those of its metadata alone in meta.
+// whole object in n, those of its metadata alone in meta. onMarker, when
+// set, runs once before the first request that names "marker".
 type countGets struct {
-	suffix string
-	n      atomic.Int64
-	meta   atomic.Int64
+	suffix   string
+	n        atomic.Int64
+	meta     atomic.Int64
+	onMarker func()
+	marked   sync.Once
 }
 
 func (c *countGets) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTrip(func(r *http.Request) (*http.Response, error) {
+		if c.onMarker != nil && strings.Contains(r.URL.String(), "marker") {
+			c.marked.Do(c.onMarker)
+		}
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, c.suffix) {
 			if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata") {
 				c.meta.Add(1)
@@ -55,11 +62,15 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 		name          string
 		heldBetween   bool
 		writerBetween bool
-		wantInBackup  string
+		// writerInChecks changes the object while the plan's health
+		// checks run, after the lease was taken.
+		writerInChecks bool
+		wantInBackup   string
 	}{
-		{"nobody held the lease", false, false, "1"},
-		{"another process held it and changed the object", true, false, "between"},
-		{"nobody held it, but another writer changed the object", false, true, "between"},
+		{"nobody held the lease", false, false, false, "1"},
+		{"another process held it and changed the object", true, false, false, "between"},
+		{"nobody held it, but another writer changed the object", false, true, false, "between"},
+		{"another writer changed the object during the health checks", false, false, true, "between"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -86,6 +97,16 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 			f.configMap("settings", map[string]string{"level": "1"}, nil)
 
 			p := f.plan("early", "2", "")
+			if tt.writerInChecks {
+				f.configMap("marker", map[string]string{"k": "v"}, nil)
+				p.Plan.Spec.Checks = []v1alpha1.Gate{{Ready: &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: f.ns, Name: "marker"}}}
+				gets.onMarker = func() {
+					patch := []byte(`{"data":{"level":"between"}}`)
+					if _, err := f.cs.CoreV1().ConfigMaps(f.ns).Patch(f.ctx, "settings", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						t.Error(err)
+					}
+				}
+			}
 			f.s.ReadAhead(f.ctx, p)
 			early := f.s.early
 			<-early.ahead.done
@@ -125,7 +146,7 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 			// Reads of the object once the apply began: the step's own
 			// apply reads nothing; only a backup that read it again does.
 			reread := gets.n.Load() - before
-			if want := tt.heldBetween || tt.writerBetween; want != (reread > 0) {
+			if want := tt.heldBetween || tt.writerBetween || tt.writerInChecks; want != (reread > 0) {
 				t.Errorf("the ConfigMap was read %d times during the apply; read again: want %v", reread, want)
 			}
 			// Claimed, the early read is confirmed on the object's

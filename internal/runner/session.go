@@ -203,12 +203,25 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	defer held.Release()
 
-	ahead := early.claim(p, held, s.backups)
-	if ahead == nil {
-		ahead = s.startReadAhead(held.Context(), p)
+	ahead := early.claim(p, held)
+	defer func() { ahead.drop() }()
+	// The first stage's snapshot must be as new as the stage's start,
+	// which comes after the plan's health checks (up to 30 s each): the
+	// early read is confirmed, or the snapshot read, once they passed,
+	// beside prepare's writes that follow them.
+	checks := func(ctx context.Context) ([]v1alpha1.StepStatus, error) {
+		st, err := s.checks(ctx, p)
+		if err != nil {
+			return st, err
+		}
+		if ahead != nil {
+			ahead.confirm(held.Context(), s.backups)
+		} else {
+			ahead = s.startReadAhead(held.Context(), p)
+		}
+		return st, nil
 	}
-	defer ahead.drop()
-	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { return s.checks(ctx, p) })
+	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, checks)
 	if err != nil || !drive {
 		return out, err
 	}
