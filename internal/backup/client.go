@@ -38,6 +38,7 @@ type Client struct {
 	namespace string
 	secrets   kubernetes.Interface // backup Secrets and their namespace
 	metadata  metadata.Interface   // lists backup Secrets without their data
+	objMeta   metadata.Interface   // the objects stages touch, metadata alone (Unmoved)
 	dyn       dynamic.Interface    // the objects stages touch, of any kind
 	jsonReads rest.Interface       // the same, read as the API server's JSON
 	mapper    meta.ResettableRESTMapper
@@ -93,6 +94,10 @@ func NewSplit(store, target *rest.Config, namespace string, mapper meta.Resettab
 		}
 		mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	}
+	objMeta, err := metadata.NewForConfig(target)
+	if err != nil {
+		return nil, fmt.Errorf("metadata client: %w", err)
+	}
 	raw, err := jsonClient(target)
 	if err != nil {
 		return nil, err
@@ -101,6 +106,7 @@ func NewSplit(store, target *rest.Config, namespace string, mapper meta.Resettab
 		namespace: namespace,
 		secrets:   cs,
 		metadata:  md,
+		objMeta:   objMeta,
 		dyn:       dyn,
 		jsonReads: raw,
 		mapper:    mapper,

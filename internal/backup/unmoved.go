@@ -2,10 +2,8 @@ package backup
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -14,11 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// metadataOnly asks the API server for an object's metadata alone, as
-// client-go's metadata client does: a CRD's answer without its schemas
-// is a few hundred bytes instead of tens of kilobytes.
-const metadataOnly = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
 
 // Unmoved tells whether every object of s is still as s holds it: the
 // same UID at the same resourceVersion, or still absent. It reads only
@@ -52,7 +45,7 @@ func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
 	for _, grp := range groups {
 		if len(grp.entries) >= listFrom {
 			g.Go(func() error {
-				now, err := c.metadataIn(gctx, grp.path)
+				now, err := c.metadataIn(gctx, grp)
 				if err != nil {
 					return err
 				}
@@ -67,7 +60,7 @@ func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
 		}
 		for _, e := range grp.entries {
 			g.Go(func() error {
-				now, err := c.metadataOf(gctx, e)
+				now, err := c.metadataOf(gctx, grp, e.Ref.Name)
 				if err != nil {
 					return fmt.Errorf("get %s: %w", e.Ref, err)
 				}
@@ -90,18 +83,22 @@ func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
 // round trips than the GETs takeReads at a time.
 const listFrom = takeReads
 
-// place is the entries of one resource in one namespace, and the path
-// that lists them.
+// place is the entries of one resource in one namespace.
 type place struct {
-	path    string
+	gvr     schema.GroupVersionResource
+	ns      string
 	entries []Entry
 }
 
-// byPlace groups the entries by where they are listed; unserved are
+// byPlace groups the entries by resource and namespace; unserved are
 // those whose kind the API server does not serve now (the mapper asked
 // discovery again before it said so): absent, whatever the snapshot says.
 func (c *Client) byPlace(entries []Entry) (places []*place, unserved []Entry, err error) {
-	at := map[string]*place{}
+	type key struct {
+		gvr schema.GroupVersionResource
+		ns  string
+	}
+	at := map[key]*place{}
 	notServed := map[schema.GroupVersionKind]bool{} // asked once: each miss asks discovery again
 	for _, e := range entries {
 		if notServed[e.Ref.GroupVersionKind()] {
@@ -117,77 +114,57 @@ func (c *Client) byPlace(entries []Entry) (places []*place, unserved []Entry, er
 		case err != nil:
 			return nil, nil, fmt.Errorf("%s: %w", e.Ref, err)
 		}
-		path := strings.TrimSuffix(objectPath(gvr, ns, ""), "/") // the collection
-		p := at[path]
+		k := key{gvr, ns}
+		p := at[k]
 		if p == nil {
-			p = &place{path: path}
+			p = &place{gvr: gvr, ns: ns}
 			places = append(places, p)
-			at[path] = p
+			at[k] = p
 		}
 		p.entries = append(p.entries, e)
 	}
 	return places, unserved, nil
 }
 
-// metadataIn lists the metadata of every object at a collection path, by
-// name.
-func (c *Client) metadataIn(ctx context.Context, path string) (map[string]*metav1.ObjectMeta, error) {
+// metadataIn lists the metadata of every object of p's resource in its
+// namespace, by name.
+func (c *Client) metadataIn(ctx context.Context, p *place) (map[string]*metav1.ObjectMeta, error) {
 	out := map[string]*metav1.ObjectMeta{}
-	cont := ""
+	opts := metav1.ListOptions{Limit: 500}
 	for {
-		var raw []byte
-		err := c.retry(ctx, func() error {
-			req := c.jsonReads.Get().AbsPath(path).SetHeader("Accept", metadataListOnly).Param("limit", "500")
-			if cont != "" {
-				req = req.Param("continue", cont)
-			}
-			var err error
-			raw, err = req.Do(ctx).Raw()
+		var list *metav1.PartialObjectMetadataList
+		err := c.retry(ctx, func() (err error) {
+			list, err = c.objMeta.Resource(p.gvr).Namespace(p.ns).List(ctx, opts)
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", path, err)
-		}
-		var list metav1.PartialObjectMetadataList
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, fmt.Errorf("decode the list of %s: %w", path, err)
+			return nil, fmt.Errorf("list %s: %w", p.gvr.Resource, err)
 		}
 		for i := range list.Items {
 			out[list.Items[i].Name] = &list.Items[i].ObjectMeta
 		}
-		if cont = list.Continue; cont == "" {
+		if opts.Continue = list.Continue; opts.Continue == "" {
 			return out, nil
 		}
 	}
 }
 
-// metadataListOnly is metadataOnly for a list.
-const metadataListOnly = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
-
 // errMoved ends Unmoved's other reads once one object is found moved.
 var errMoved = errors.New("an object moved")
 
-// metadataOf reads e's object's metadata now; nil when it does not exist
-// or its kind is not served.
-func (c *Client) metadataOf(ctx context.Context, e Entry) (*metav1.ObjectMeta, error) {
-	var raw []byte
-	err := c.retry(ctx, func() error {
-		gvr, ns, err := c.located(e.Ref)
-		if err != nil {
-			return err
-		}
-		raw, err = c.jsonReads.Get().AbsPath(objectPath(gvr, ns, e.Ref.Name)).SetHeader("Accept", metadataOnly).Do(ctx).Raw()
+// metadataOf reads the metadata of p's object named name now; nil when
+// it does not exist.
+func (c *Client) metadataOf(ctx context.Context, p *place, name string) (*metav1.ObjectMeta, error) {
+	var m *metav1.PartialObjectMetadata
+	err := c.retry(ctx, func() (err error) {
+		m, err = c.objMeta.Resource(p.gvr).Namespace(p.ns).Get(ctx, name, metav1.GetOptions{})
 		return err
 	})
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	var m metav1.PartialObjectMetadata
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("decode the metadata of %s: %w", e.Ref, err)
 	}
 	return &m.ObjectMeta, nil
 }

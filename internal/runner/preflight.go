@@ -405,7 +405,7 @@ func (pf *preflight) runNeeds(ctx context.Context) {
 	case apierrors.IsNotFound(err):
 		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", "creating namespace "+ns+" for runs and backups")
 	case err == nil:
-		pf.s.store.NamespaceFound() // apply need not ask again
+		pf.s.store.NamespaceReady() // apply need not ask again
 	}
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	leases := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}

@@ -20,9 +20,10 @@ import (
 // platform (prepare writes only the record; a new run has no freeze to
 // reinstate). One read before the lease is only if no process of Upshift
 // held the lease between the moment the reads began and the take, and
-// none of its objects moved by then (earlyReadAhead). Either way it serves only the first action of a drive
-// of a run that prepare started, and only if that action is the first
-// stage's backup; anything else drops it. A read-ahead that failed is
+// none of its objects moved by then (earlyReadAhead). Either way it
+// serves only the first action of a drive of a run that prepare started,
+// and only if that action is the first stage's backup; anything else
+// drops it. A read-ahead that failed is
 // read again at the backup's turn, where its failure is reported as
 // usual.
 //
@@ -41,14 +42,13 @@ type readAhead struct {
 	snap     *backup.Snapshot
 	read     chan struct{}
 	readOnce sync.Once
-	// confirmed, when set (an early read-ahead, read before the lease),
-	// is closed once the snapshot's objects were checked under the
-	// lease (confirm); unmoved tells whether none had moved since.
+	// cached: read before the lease, from the API server's cache; it
+	// serves only once confirmed: confirmed is closed once the
+	// snapshot's objects were checked under the lease (confirm), and
+	// unmoved tells whether none had moved since.
+	cached    bool
 	confirmed chan struct{}
 	unmoved   bool
-	// cached: read before the lease, from the API server's cache; it
-	// serves only once confirmed.
-	cached bool
 }
 
 func newReadAhead(cancel context.CancelFunc) *readAhead {
@@ -116,10 +116,10 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 	if ra.enc == nil {
 		return nil
 	}
-	if ra.cached && ra.confirmed == nil {
-		return nil // never confirmed: read again by the backup
-	}
-	if ra.confirmed != nil {
+	if ra.cached {
+		if ra.confirmed == nil {
+			return nil // never confirmed: read again by the backup
+		}
 		select {
 		case <-ra.confirmed:
 		case <-ctx.Done():

@@ -43,14 +43,14 @@ type Store struct {
 	crdMu sync.Mutex
 	crdOK bool // EnsureCRD found or made the CRD current
 	// namespaceSeen: the namespace was found (EnsureNamespace, or a
-	// caller that read it: NamespaceFound); EnsureNamespace asks no more.
+	// caller that read it: NamespaceReady); EnsureNamespace asks no more.
 	namespaceSeen atomic.Bool
 }
 
-// NamespaceFound tells the store that its namespace was read and exists
+// NamespaceReady tells the store that its namespace was read and exists
 // (preflight reads it): EnsureNamespace then asks the API server nothing.
 // A namespace deleted since fails the first write loudly.
-func (s *Store) NamespaceFound() { s.namespaceSeen.Store(true) }
+func (s *Store) NamespaceReady() { s.namespaceSeen.Store(true) }
 
 // New returns a Store that keeps runs in namespace of the cluster cfg
 // points at.

@@ -406,7 +406,7 @@ func TestSaveConflictWhenThePatchNoLongerApplies(t *testing.T) {
 }
 
 // A namespace found once, by EnsureNamespace or by a caller that read it
-// (preflight: NamespaceFound), is not asked for again by this store; a
+// (preflight: NamespaceReady), is not asked for again by this store; a
 // store that was told nothing asks, and creates it when missing.
 func TestEnsureNamespaceAsksOnce(t *testing.T) {
 	t.Parallel()
@@ -436,11 +436,11 @@ func TestEnsureNamespaceAsksOnce(t *testing.T) {
 
 	gets.Store(0)
 	told := mustNew(t, cfg, "kube-system")
-	told.NamespaceFound()
+	told.NamespaceReady()
 	if err := told.EnsureNamespace(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := gets.Load(); n != 0 {
-		t.Errorf("EnsureNamespace after NamespaceFound asked %d times, want none", n)
+		t.Errorf("EnsureNamespace after NamespaceReady asked %d times, want none", n)
 	}
 }
