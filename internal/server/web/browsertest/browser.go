@@ -163,6 +163,10 @@ func New(t testing.TB, options ...Option) *Browser {
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(1280, 900),
+		// chromedp waits 20 s for Chromium to say where its DevTools
+		// listen; a first start on a machine busy with test clusters
+		// took longer (CI: "websocket url timeout reached").
+		chromedp.WSURLReadTimeout(90*time.Second),
 	)
 	opts = append(opts, cfg.flags...)
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), cfg.lifetime)
