@@ -12,8 +12,12 @@ import (
 // AuditEvent is the part of an apiserver audit event that tests and the
 // benchmark read: who did what to which object, and when (microseconds).
 type AuditEvent struct {
-	Verb string `json:"verb"`
-	User struct {
+	AuditID string `json:"auditID"`
+	// Stage is the last stage logged for the request: ResponseComplete,
+	// or ResponseStarted for a watch still open when the log was read.
+	Stage string `json:"stage"`
+	Verb  string `json:"verb"`
+	User  struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	// ImpersonatedUser is whom the user acted as (a controller acting as
@@ -79,7 +83,10 @@ func (e AuditEvent) Object() string {
 // ReadAudit reads the cluster's audit log (ResponseComplete events).
 func (c *Cluster) ReadAudit() ([]AuditEvent, error) { return ReadAuditFile(c.AuditLogPath()) }
 
-// ReadAuditFile reads an audit log written with the JSON backend.
+// ReadAuditFile reads an audit log written with the JSON backend: one
+// event per request, in the order requests first appear. A long-running
+// request (a watch) is logged when its response starts and again when it
+// ends; it is one request, kept with its last stage.
 func ReadAuditFile(path string) ([]AuditEvent, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -87,6 +94,7 @@ func ReadAuditFile(path string) ([]AuditEvent, error) {
 	}
 	defer f.Close()
 	var out []AuditEvent
+	seen := map[string]int{} // auditID -> index in out
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -95,6 +103,11 @@ func ReadAuditFile(path string) ([]AuditEvent, error) {
 			// The apiserver may be mid-line: the last line can be partial.
 			continue
 		}
+		if i, ok := seen[e.AuditID]; ok && e.AuditID != "" {
+			out[i] = e
+			continue
+		}
+		seen[e.AuditID] = len(out)
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {

@@ -30,6 +30,7 @@ var (
 	runs       = flag.Int("runs", 5, "runs of each tool, per scenario")
 	only       = flag.String("scenario", "all", "the upgrade to measure: demo, liqo or all")
 	timeline   = flag.Bool("timeline", false, "log when each tool was neither waiting on a rollout nor done, and what it asked the API server then")
+	requestLog = flag.Bool("requests", false, "log every request of each tool's timed commands, in order, with its URI and how long the API server took")
 	readyDelay = flag.Duration("pod-ready-delay", 500*time.Millisecond, "kwok's pinned delay before a pod is Ready")
 )
 
@@ -173,6 +174,17 @@ func runOnce(t *testing.T, root, bin string, sc scenario, tool string, i int) me
 		for _, w := range windows {
 			for _, g := range gaps(events, w, rs) {
 				t.Logf("%s %s", tool, g)
+			}
+		}
+	}
+	if *requestLog {
+		for i, w := range windows {
+			evs := w.events(events)
+			slices.SortFunc(evs, func(a, b localcluster.AuditEvent) int {
+				return a.RequestReceivedTimestamp.Compare(b.RequestReceivedTimestamp)
+			})
+			for _, e := range evs {
+				t.Logf("%s cmd %d +%s %s %s (%s)", tool, i+1, e.RequestReceivedTimestamp.Sub(w.start).Round(time.Millisecond), e.Verb, e.RequestURI, e.StageTimestamp.Sub(e.RequestReceivedTimestamp).Round(time.Millisecond))
 			}
 		}
 	}
