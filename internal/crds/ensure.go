@@ -104,6 +104,24 @@ func Ensure(ctx context.Context, c apiextensionsclient.Interface, name string) (
 	return outcome, waitEstablished(ctx, c, name)
 }
 
+// IsCurrent reports, reading only, whether the CRD named name is
+// installed, Established and carries the embedded digest: Ensure would
+// write nothing. An error (forbidden included) says nothing either way.
+func IsCurrent(ctx context.Context, c apiextensionsclient.Interface, name string) (bool, error) {
+	digest, err := crd.DigestOf(name)
+	if err != nil {
+		return false, err
+	}
+	cur, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return cur.Annotations[crd.AnnotationDigest] == digest && Established(cur), nil
+}
+
 // apply writes the CRD server-side, taking over the fields another
 // manager (kubectl, an older upshift) set.
 func apply(ctx context.Context, c apiextensionsclient.Interface, want *apiextensionsv1.CustomResourceDefinition) error {

@@ -48,6 +48,10 @@ func TestEnsure(t *testing.T) {
 		t.Fatal("the CRD is installed before the test: it proves nothing")
 	}
 
+	if cur, err := crds.IsCurrent(ctx, admin, crd.UpgradeRuns); cur || err != nil {
+		t.Fatalf("IsCurrent without the CRD = %v, %v; want false", cur, err)
+	}
+
 	got, err := crds.Ensure(ctx, admin, crd.UpgradeRuns)
 	if err != nil || got != crds.Installed || got.Notice(crd.UpgradeRuns) != "installed CRD upgraderuns.upshift.dev" {
 		t.Fatalf("Ensure on a cluster without the CRD = %q, %v; want installed", got, err)
@@ -66,10 +70,17 @@ func TestEnsure(t *testing.T) {
 		t.Fatalf("Ensure of a current CRD = %q, %v (version %s, was %s); want current, nothing written", got, err, again.ResourceVersion, installed.ResourceVersion)
 	}
 
+	if cur, err := crds.IsCurrent(ctx, admin, crd.UpgradeRuns); !cur || err != nil {
+		t.Fatalf("IsCurrent of the installed CRD = %v, %v; want true", cur, err)
+	}
+
 	// An older CRD: the digest of other files.
 	patch := []byte(`{"metadata":{"annotations":{"` + crd.AnnotationDigest + `":"sha256:older"}}}`)
 	if _, err := crdAPI.Patch(ctx, crd.UpgradeRuns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if cur, err := crds.IsCurrent(ctx, admin, crd.UpgradeRuns); cur || err != nil {
+		t.Fatalf("IsCurrent of a CRD of other files = %v, %v; want false", cur, err)
 	}
 	reader := userClient(t, ctx, c.UserRESTConfig, cs, "crd-reader", []string{"get", "list", "watch"})
 	_, err = crds.Ensure(ctx, reader, crd.UpgradeRuns)

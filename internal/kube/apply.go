@@ -71,22 +71,37 @@ func (a *Applier) WithCache(c *Cache) *Applier {
 // re-applied. Transient API errors are retried with backoff; permanent ones
 // (forbidden, invalid, …) and a missing namespace are returned at once.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	return a.apply(ctx, obj, nil)
+	return a.apply(ctx, obj, nil, "")
+}
+
+// ApplyAt is Apply on the condition that the object is still at
+// resourceVersion: when it moved since, the API server refuses the write
+// with a conflict (apierrors.IsConflict), which is returned at once, not
+// retried.
+func (a *Applier) ApplyAt(ctx context.Context, obj *unstructured.Unstructured, resourceVersion string) (*unstructured.Unstructured, error) {
+	if resourceVersion == "" {
+		return nil, fmt.Errorf("apply %s on a condition: no resourceVersion", RefOf(obj))
+	}
+	return a.apply(ctx, obj, nil, resourceVersion)
 }
 
 // DryRunApply is Apply as a server-side dry run: the server validates,
 // defaults and merges, and returns what Apply would store, changing nothing.
 func (a *Applier) DryRunApply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	return a.apply(ctx, obj, []string{metav1.DryRunAll})
+	return a.apply(ctx, obj, []string{metav1.DryRunAll}, "")
 }
 
-func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dryRun []string) (*unstructured.Unstructured, error) {
+func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dryRun []string, resourceVersion string) (*unstructured.Unstructured, error) {
 	ref := RefOf(obj)
 	verb := "apply"
 	if len(dryRun) > 0 {
 		verb = "dry-run apply"
 	}
 	body := applyBody(obj)
+	if resourceVersion != "" {
+		// An apply configuration's resourceVersion is a precondition.
+		body.SetResourceVersion(resourceVersion)
+	}
 	var out *unstructured.Unstructured
 	err := a.retry(ctx, func() error {
 		ri, err := a.resource(ref)
@@ -101,6 +116,9 @@ func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dry
 		out, err = ri.Apply(ctx, ref.Name, body, metav1.ApplyOptions{FieldManager: a.manager, Force: true, DryRun: dryRun})
 		if err == nil && a.cache != nil && len(dryRun) == 0 && !ri.namespaced {
 			a.cache.wrote(ri.gvr, out)
+		}
+		if resourceVersion != "" && apierrors.IsConflict(err) {
+			return permanent{err} // the condition failed: another try cannot pass it
 		}
 		return err
 	})

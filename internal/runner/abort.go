@@ -81,7 +81,14 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 		}
 		break
 	}
+	// The run's changes wake the wait at once (one watch: the holder
+	// hears the request as fast); the lease is looked at every
+	// LeaseRenew, and the run read then too when the watch is not there.
+	changed, stop := s.watchRun(ctx, name)
+	defer stop()
 	deadline := time.Now().Add(2*s.opts.LeaseDuration + 30*time.Second)
+	tick := time.NewTicker(s.opts.LeaseRenew)
+	defer tick.Stop()
 	for time.Now().Before(deadline) {
 		run, err := s.store.Get(ctx, name)
 		if err != nil {
@@ -90,14 +97,16 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 		if run.Status.Phase == v1alpha1.RunAborted {
 			return &Outcome{Run: run, Stopped: ErrAborted}, nil
 		}
-		if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && !valid {
-			// The holder went away without seeing the request: abort here.
-			return s.Abort(ctx, name)
-		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(s.opts.LeaseRenew):
+		case <-changed:
+			continue
+		case <-tick.C:
+		}
+		if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && !valid {
+			// The holder went away without seeing the request: abort here.
+			return s.Abort(ctx, name)
 		}
 	}
 	return nil, fmt.Errorf("run %s did not stop within %s after the abort request; it stays requested", name, 2*s.opts.LeaseDuration+30*time.Second)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +47,18 @@ type actor struct {
 	// ahead is the first stage's snapshot read ahead, for a new run's
 	// first action (see readAhead); nil when there is none.
 	ahead *readAhead
+	// taken is the snapshot of the last backup this actor took, which
+	// the steps of its stage may start from (step.Seeder).
+	taken atomic.Pointer[takenSnapshot]
+}
+
+// takenSnapshot is a stage's snapshot, as the backup of the run's
+// attempt took it.
+type takenSnapshot struct {
+	run     string // the run's UID
+	attempt int
+	stage   int
+	snap    *backup.Snapshot
 }
 
 // adoptBackups, before a drive, records the backups of the stages the
@@ -120,7 +133,11 @@ func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 	ahead := a.ahead.take(ctx, act, string(r.UID)) // nil: the backup reads for itself
 	switch act.Kind {
 	case engine.Backup:
-		return a.backup(ctx, r, act.Stage, ahead)
+		var snap *backup.Snapshot
+		if ahead != nil {
+			snap = a.ahead.snap // what ahead was encoded from
+		}
+		return a.backup(ctx, r, act.Stage, ahead, snap)
 	case engine.RunStep:
 		return a.step(ctx, r, act.Stage, act.Index)
 	case engine.CheckGate:
@@ -186,18 +203,21 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 }
 
 // backup snapshots every object the stage's steps name, saves it and has
-// it read back and verified (backup.Save does) before any change. A
+// it read back and verified (backup.Save does) before any change. ahead,
+// if not nil, is the snapshot read ahead (snap) encoded for the run. A
 // backup that a stopped process took of this stage attempt was adopted
 // before the drive (adoptBackups) when its steps may have run; otherwise
 // no step of the stage ran, and Save writes over what is left of it.
-func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Encoded) (engine.Outcome, error) {
+func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Encoded, snap *backup.Snapshot) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
 	enc := ahead
 	if enc != nil && enc.RunUID() != string(r.UID) {
 		enc = nil // encoded for another run: cannot happen, but never save it under this one
 	}
 	if enc == nil {
-		o, snap, err := a.snapshot(ctx, r, stage, a.backups.Take)
+		var o engine.Outcome
+		var err error
+		o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take)
 		if err != nil || snap == nil {
 			return o, err
 		}
@@ -213,6 +233,9 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 	ref, err := a.backups.SaveEncoded(ctx, key, enc)
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
+	}
+	if snap != nil {
+		a.taken.Store(&takenSnapshot{run: string(r.UID), attempt: r.Status.Attempt, stage: stage, snap: snap})
 	}
 	ref.HelmReleases = revisions
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
@@ -248,6 +271,9 @@ func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}
+	if s, ok := ex.(step.Seeder); ok {
+		a.seed(r, stage, s)
+	}
 	runningStep.Store(a.plan.Plan.Spec.Stages[stage].Steps[i].Name)
 	res, err := ex.Run(ctx)
 	runningStep.Store("")
@@ -258,6 +284,18 @@ func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 		return a.failed(ctx, err)
 	}
 	return a.result(ctx, res)
+}
+
+// seed gives a step the copies of its targets that its stage's backup
+// took in this process, for this attempt of the run: the step then need
+// not read them again before it writes (it writes only if they did not
+// move since). A stage resumed elsewhere has none, and its steps read.
+func (a *actor) seed(r *v1alpha1.UpgradeRun, stage int, s step.Seeder) {
+	t := a.taken.Load()
+	if t == nil || t.run != string(r.UID) || t.attempt != r.Status.Attempt || t.stage != stage {
+		return
+	}
+	s.Seed(t.snap.Held)
 }
 
 func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {

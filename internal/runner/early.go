@@ -36,16 +36,25 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 	e.ahead.cached = true
 	s.early.drop()
 	s.early = e
+	// Apply's first read, asked now: it then starts with the lease.
+	go s.store.CheckCRD(ctx)
 	go func() {
 		defer close(e.ahead.done)
 		defer e.ahead.endRead()
+		// The lease and the run are asked side by side: the reads wait
+		// for both, and on a platform of many CRDs preflight waits for
+		// the reads.
+		exists := make(chan bool, 1)
+		go func() {
+			// Only the UpgradeRun: a record of an earlier version (a
+			// Secret) makes apply resume, which drops what was read.
+			_, err := s.store.GetResource(ctx, p.Plan.Name)
+			exists <- !errors.Is(err, runstore.ErrNotFound)
+		}()
 		obs, err := lease.Observe(ctx, s.cs, s.opts.Namespace, lease.DefaultName)
 		e.obs = obs
 		close(e.observed)
-		if err != nil || !obs.Free() {
-			return
-		}
-		if _, err := s.store.Get(ctx, p.Plan.Name); !errors.Is(err, runstore.ErrNotFound) {
+		if found := <-exists; found || err != nil || !obs.Free() {
 			return
 		}
 		// From the API server's cache: confirm reads what moved since,

@@ -9,7 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -34,6 +33,7 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	pf.readLiveCRDs(ctx)
 	pf.readWorkloads(ctx)
+	pf.readNamespaces(ctx)
 	for i, st := range p.Plan.Spec.Stages {
 		for j, step := range st.Steps {
 			path := field.NewPath("spec").Child("stages").Index(i).Child("steps").Index(j)
@@ -149,6 +149,11 @@ type preflight struct {
 	// workloads are the image steps' workloads, read together while
 	// preflight walks the plan (preflight_workloads.go).
 	workloads map[workloadKey]*liveWorkload
+	// nsLookups are the namespaces the plan names, and nsAll every one
+	// when a pattern needs them, read while preflight walks the plan
+	// (preflight_namespaces.go).
+	nsLookups map[string]*nsLookup
+	nsAll     *nsList
 	// targets are each stage's objects, as its backup takes them, listed
 	// once for its envKept gates (nil: not listable).
 	targets map[int][]step.Ref
@@ -289,7 +294,7 @@ func (pf *preflight) namespace(ctx context.Context, path *field.Path, ns string)
 	if pf.namespaces[ns] {
 		return
 	}
-	_, err := pf.s.planCS.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	err := pf.namespaceErr(ctx, ns)
 	switch {
 	case err == nil:
 		pf.namespaces[ns] = true
@@ -317,7 +322,7 @@ func (pf *preflight) image(ctx context.Context, path *field.Path, s *v1alpha1.Im
 	pf.workloadReads(gvk, s.Namespace, what)
 	obj, err := pf.workload(ctx, gvr, s.Namespace, s.Name)
 	if apierrors.IsNotFound(err) {
-		_, nerr := pf.s.planCS.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
+		nerr := pf.namespaceErr(ctx, s.Namespace)
 		switch {
 		case apierrors.IsNotFound(nerr) && !pf.namespaces[s.Namespace]:
 			pf.errs = append(pf.errs, field.NotFound(path.Child("namespace"), s.Namespace+": the namespace does not exist"))
@@ -400,7 +405,7 @@ func (pf *preflight) runNeeds(ctx context.Context) {
 		return
 	}
 	ns := pf.s.opts.Namespace
-	_, err := pf.s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	err := pf.namespaceErr(ctx, ns) // planCS is cs here: no PlanConfig
 	switch {
 	case apierrors.IsNotFound(err):
 		pf.need("create", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", "creating namespace "+ns+" for runs and backups")

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -32,7 +31,8 @@ func (pf *preflight) envKept(ctx context.Context, p *field.Path, stage int, g *v
 			fmt.Sprintf("no step of stage %q changes it, so the stage's backup does not hold it: %s", st.Name, envkept.StageHint)))
 		return
 	}
-	live, err := pf.s.deps.Dynamic.Resource(gvr).Namespace(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+	// Most often the workload of an image step of the stage: read once.
+	live, err := pf.workload(ctx, gvr, g.Namespace, g.Name)
 	switch {
 	case apierrors.IsNotFound(err), apierrors.IsForbidden(err):
 		// Created by the stage (nothing to keep), or not ours to read:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -21,7 +20,7 @@ import (
 // chart renders.
 func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v1alpha1.HelmStep) {
 	what := fmt.Sprintf("%s (release %s/%s)", p, h.Namespace, h.Release)
-	_, err := pf.s.planCS.CoreV1().Namespaces().Get(ctx, h.Namespace, metav1.GetOptions{})
+	err := pf.namespaceErr(ctx, h.Namespace)
 	switch {
 	case apierrors.IsNotFound(err) && !pf.namespaces[h.Namespace]:
 		if !h.CreateNamespace {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,7 +34,7 @@ func (pf *preflight) recreate(ctx context.Context, p *field.Path, r *v1alpha1.Re
 	what := fmt.Sprintf("%s (%ss in %s)", p, strings.ToLower(r.Kind), r.Namespace)
 	if strings.Contains(r.Namespace, "*") {
 		pf.need("list", schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", what)
-		list, err := pf.s.planCS.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		all, err := pf.allNamespaces(ctx)
 		if err != nil {
 			// A forbidden list is reported by the access check; any other
 			// failure leaves the pattern unresolved, and a check that
@@ -46,7 +45,7 @@ func (pf *preflight) recreate(ctx context.Context, p *field.Path, r *v1alpha1.Re
 			return
 		}
 		nss = nss[:0]
-		for _, ns := range list.Items {
+		for _, ns := range all {
 			if ok, _ := path.Match(r.Namespace, ns.Name); ok {
 				nss = append(nss, ns.Name)
 			}

@@ -408,26 +408,6 @@ func (s *Session) runs() freeze.Runs {
 	return freeze.Runs{Namespace: s.opts.Namespace, Client: s.cs}
 }
 
-// watchAbort polls the saved run for an abort request from another
-// process while this one drives it.
-func (s *Session) watchAbort(ctx context.Context, name string, abort func()) {
-	t := time.NewTicker(s.opts.LeaseRenew)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			// A flag on a run saved as ended is not a request to this
-			// drive: it resumes that run, and its first save clears it.
-			if r, err := s.store.Get(ctx, name); err == nil && r.Status.AbortRequested && !ended(r.Status.Phase) {
-				abort()
-				return
-			}
-		}
-	}
-}
-
 // Clientset is the session's typed client (status reads the lease).
 func (s *Session) Clientset() kubernetes.Interface { return s.cs }
 

@@ -50,3 +50,19 @@ func (s *Store) EnsureCRD(ctx context.Context) (string, error) {
 	s.crdOK = true
 	return outcome.Notice(crd.UpgradeRuns), nil
 }
+
+// CheckCRD learns, reading only, whether the UpgradeRun CRD is current;
+// when it is, EnsureCRD has nothing left to ask. A driver calls it while
+// it waits on other reads (preflight's), so that the apply after them
+// starts with the lease. It writes nothing: a plan refused by preflight
+// leaves the cluster as it was.
+func (s *Store) CheckCRD(ctx context.Context) {
+	s.crdMu.Lock()
+	defer s.crdMu.Unlock()
+	if s.crdOK {
+		return
+	}
+	if ok, err := crds.IsCurrent(ctx, s.crds, crd.UpgradeRuns); err == nil && ok {
+		s.crdOK = true
+	}
+}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster"
@@ -44,15 +47,34 @@ func TestWithoutTheCRD(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "upshift crds | kubectl apply -f -") || !strings.Contains(err.Error(), "upgraderuns.upshift.dev") {
 		t.Errorf("Save without the CRD = %v; want the CRD and the fix named", err)
 	}
+	// CheckCRD only reads: the CRD is still to be installed after it.
+	s.CheckCRD(ctx)
 	msg, err := s.EnsureCRD(ctx)
 	if err != nil || msg != "installed CRD upgraderuns.upshift.dev" {
-		t.Fatalf("EnsureCRD = %q, %v", msg, err)
+		t.Fatalf("EnsureCRD after CheckCRD = %q, %v; want it installed then", msg, err)
 	}
 	if msg, err := s.EnsureCRD(ctx); err != nil || msg != "" {
 		t.Errorf("second EnsureCRD = %q, %v; want nothing done", msg, err)
 	}
 	if msg, err := mustNew(t, c.RESTConfig(), "upshift-system").EnsureCRD(ctx); err != nil || msg != "" {
 		t.Errorf("EnsureCRD of another Store = %q, %v; want the CRD found current", msg, err)
+	}
+	// A Store that checked the CRD while it waited on other reads asks
+	// nothing more when it ensures it.
+	var crdGets atomic.Int64
+	cfg := rest.CopyConfig(c.RESTConfig())
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(r.URL.Path, "/customresourcedefinitions/upgraderuns.upshift.dev") {
+				crdGets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	checked := mustNew(t, cfg, "upshift-system")
+	checked.CheckCRD(ctx)
+	if msg, err := checked.EnsureCRD(ctx); err != nil || msg != "" || crdGets.Load() != 1 {
+		t.Errorf("EnsureCRD after CheckCRD = %q, %v, asking for the CRD %d times in all; want nothing done, asked once", msg, err, crdGets.Load())
 	}
 	if err := s.Save(ctx, newRun("demo", "1.0.0", time.Now())); err != nil {
 		t.Fatalf("Save after EnsureCRD: %v", err)

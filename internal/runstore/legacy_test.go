@@ -59,6 +59,18 @@ func writeLegacy(t *testing.T, ctx context.Context, cs kubernetes.Interface, nam
 	if err != nil {
 		t.Fatal(err)
 	}
+	// List reads these records from the API server's cache, which
+	// follows etcd by a moment: the record written by an earlier version
+	// was there long before the run that lists it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		cached, err := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0", FieldSelector: "metadata.name=" + sec.Name})
+		if err == nil && len(cached.Items) == 1 && cached.Items[0].ResourceVersion == out.ResourceVersion {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("secret %s not in the API server's cache after 10 s", sec.Name)
+		}
+	}
 	return out
 }
 

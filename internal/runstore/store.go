@@ -12,6 +12,8 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -114,19 +116,30 @@ func (s *Store) Get(ctx context.Context, name string) (*v1alpha1.UpgradeRun, err
 	return run, err
 }
 
-// read returns the run, and the Secret that keeps it when it is a record
-// of an earlier version (nil for an UpgradeRun).
-func (s *Store) read(ctx context.Context, name string) (*v1alpha1.UpgradeRun, *corev1.Secret, error) {
+// GetResource returns the run named name as an UpgradeRun, or an error
+// wrapping ErrNotFound: unlike Get, it does not look for a record of an
+// earlier version, and a run kept only as one is not found.
+func (s *Store) GetResource(ctx context.Context, name string) (*v1alpha1.UpgradeRun, error) {
 	var run v1alpha1.UpgradeRun
 	err := retry(ctx, func(int) error {
 		return s.runs.Get().Namespace(s.namespace).Resource(Resource).Name(name).Do(ctx).Into(&run)
 	})
-	if err == nil {
-		s.rememberRead(&run)
-		return fromResource(&run), nil, nil
+	switch {
+	case apierrors.IsNotFound(err): // the run, or the resource itself
+		return nil, fmt.Errorf("run %s in %s: %w", name, s.namespace, ErrNotFound)
+	case err != nil:
+		return nil, fmt.Errorf("get run %s: %w", name, err)
 	}
-	if !apierrors.IsNotFound(err) {
-		return nil, nil, fmt.Errorf("get run %s: %w", name, err)
+	s.rememberRead(&run)
+	return fromResource(&run), nil
+}
+
+// read returns the run, and the Secret that keeps it when it is a record
+// of an earlier version (nil for an UpgradeRun).
+func (s *Store) read(ctx context.Context, name string) (*v1alpha1.UpgradeRun, *corev1.Secret, error) {
+	run, err := s.GetResource(ctx, name)
+	if !errors.Is(err, ErrNotFound) {
+		return run, nil, err
 	}
 	sec, lerr := s.legacySecret(ctx, name)
 	if lerr != nil {
@@ -198,4 +211,16 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 		return fmt.Errorf("delete the sources of run %s: %w", name, err)
 	}
 	return nil
+}
+
+// Watch watches the run named name from resourceVersion ("": its state
+// now, then its changes). The events carry *v1alpha1.UpgradeRun as the
+// resource has it (spec.plan redacted).
+func (s *Store) Watch(ctx context.Context, name, resourceVersion string) (watch.Interface, error) {
+	opts := metav1.ListOptions{
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
+		ResourceVersion: resourceVersion,
+		Watch:           true,
+	}
+	return s.runs.Get().Namespace(s.namespace).Resource(Resource).VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
 }

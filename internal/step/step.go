@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/upshift-dev/upshift/internal/object"
 )
 
@@ -112,6 +114,16 @@ type Change struct {
 	// (its namespace or kind comes from an earlier step), what re-creates
 	// an object.
 	Note string `json:"note,omitempty"`
+}
+
+// Seeder is an executor that can start from its targets as the stage's
+// backup read them a moment before, instead of reading them again. copies
+// answers like backup.Snapshot.Held; the executor must not change what it
+// answers. A copy may be out of date by the time Run writes: an executor
+// that takes one writes only on the condition that the object is still at
+// the copy's resourceVersion, and reads it afresh when it is not.
+type Seeder interface {
+	Seed(copies func(Ref) (obj *unstructured.Unstructured, held bool))
 }
 
 // Previewer is an executor that can say, without changing anything, what

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -35,9 +36,24 @@ type Executor struct {
 	applier *kube.Applier // as FieldManager
 	waiter  *kube.Waiter
 	pods    kubernetes.Interface
+	// seed is the workload as the stage's backup read it (Seed), nil
+	// when there is none.
+	seed *unstructured.Unstructured
 }
 
-var _ step.Executor = (*Executor)(nil)
+var (
+	_ step.Executor = (*Executor)(nil)
+	_ step.Seeder   = (*Executor)(nil)
+)
+
+// Seed takes the workload as the stage's backup read it: Run sets the
+// images from it, on the condition that the workload is still at its
+// version, instead of reading it again.
+func (e *Executor) Seed(copies func(step.Ref) (*unstructured.Unstructured, bool)) {
+	if w, held := copies(e.ref); held && w != nil && w.GetResourceVersion() != "" {
+		e.seed = w
+	}
+}
 
 // New checks the spec.
 func New(spec v1alpha1.ImageStep, timeout time.Duration, a *kube.Applier, w *kube.Waiter, cs kubernetes.Interface) (*Executor, error) {
@@ -79,24 +95,12 @@ func (e *Executor) Targets(context.Context) ([]step.Ref, error) {
 func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	b := budget.Start(ctx, e.timeout)
 	defer b.Stop()
-	w, err := e.applier.Get(b.Context(), e.ref)
-	if apierrors.IsNotFound(err) {
-		return step.Failure("%s not found", e.ref), nil
-	}
+	applied, failure, err := e.setImages(b.Context())
 	if err != nil {
-		return b.Verdict(fmt.Errorf("set images: %w", err))
+		return b.Verdict(err)
 	}
-	t, err := templateOf(w)
-	if err != nil {
-		return step.Result{}, fmt.Errorf("set images on %s: %w", e.ref, err)
-	}
-	if missing := t.missing(e.images); len(missing) > 0 {
-		return step.Failure("%s has no container %s; it has %s", e.ref, quoteAll(missing), t.describe()), nil
-	}
-	patch := imagePatch(e.ref, t, e.images, ownedImages(w, FieldManager))
-	applied, err := e.applier.Apply(b.Context(), patch)
-	if err != nil {
-		return b.Verdict(fmt.Errorf("set images: %w", err))
+	if failure != nil {
+		return *failure, nil
 	}
 	if _, err := e.waiter.WaitWritten(ctx, applied, b.Left()); err != nil {
 		return b.Verdict(err)
@@ -121,6 +125,50 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 			return step.Failure("%s rolled out, but %s", e.ref, mismatch), nil
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+}
+
+// setImages writes the step's images into the workload's pod template:
+// from the backup's copy of it, on the condition that the workload has
+// not moved since, or else from the workload read now. A failure is the
+// step's verdict (no such workload or container); an error, the API's.
+func (e *Executor) setImages(ctx context.Context) (*unstructured.Unstructured, *step.Result, error) {
+	w := e.seed
+	for {
+		if w == nil {
+			var err error
+			w, err = e.applier.Get(ctx, e.ref)
+			if apierrors.IsNotFound(err) {
+				f := step.Failure("%s not found", e.ref)
+				return nil, &f, nil
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("set images: %w", err)
+			}
+		}
+		t, err := templateOf(w)
+		if err != nil {
+			return nil, nil, fmt.Errorf("set images on %s: %w", e.ref, err)
+		}
+		if missing := t.missing(e.images); len(missing) > 0 {
+			f := step.Failure("%s has no container %s; it has %s", e.ref, quoteAll(missing), t.describe())
+			return nil, &f, nil
+		}
+		patch := imagePatch(e.ref, t, e.images, ownedImages(w, FieldManager))
+		var applied *unstructured.Unstructured
+		if w == e.seed {
+			applied, err = e.applier.ApplyAt(ctx, patch, w.GetResourceVersion())
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				w, e.seed = nil, nil // moved since the backup read it: read it now
+				continue
+			}
+		} else {
+			applied, err = e.applier.Apply(ctx, patch)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("set images: %w", err)
+		}
+		return applied, nil, nil
 	}
 }
 
