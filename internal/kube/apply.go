@@ -77,7 +77,8 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (*u
 // ApplyAt is Apply on the condition that the object is still at
 // resourceVersion: when it moved since, the API server refuses the write
 // with a conflict (apierrors.IsConflict), which is returned at once, not
-// retried.
+// retried. The condition does not hold back a create: applied to an
+// object deleted since, obj is created as it is, or refused as invalid.
 func (a *Applier) ApplyAt(ctx context.Context, obj *unstructured.Unstructured, resourceVersion string) (*unstructured.Unstructured, error) {
 	if resourceVersion == "" {
 		return nil, fmt.Errorf("apply %s on a condition: no resourceVersion", RefOf(obj))

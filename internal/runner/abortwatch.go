@@ -58,7 +58,9 @@ func (s *Session) followRun(ctx context.Context, name string, seen func(*v1alpha
 		if apierrors.IsForbidden(err) {
 			return err
 		}
-		if err == nil {
+		if err != nil {
+			rv = "" // the version may be what was refused: start from the state
+		} else {
 			more := true
 			if rv, more = follow(w, rv, seen); !more {
 				return nil

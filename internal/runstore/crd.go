@@ -55,7 +55,9 @@ func (s *Store) EnsureCRD(ctx context.Context) (string, error) {
 // when it is, EnsureCRD has nothing left to ask. A driver calls it while
 // it waits on other reads (preflight's), so that the apply after them
 // starts with the lease. It writes nothing: a plan refused by preflight
-// leaves the cluster as it was.
+// leaves the cluster as it was. A CRD changed by someone else between the
+// check and the run's first write of a record is met then: the write
+// fails and says why.
 func (s *Store) CheckCRD(ctx context.Context) {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()

@@ -71,8 +71,9 @@ func (s *Store) List(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
 // with the demo (test/bench -requests). No version of Upshift since the
 // UpgradeRun writes these records. Only an earlier one could, before it
 // released the lease this process then took; the cache follows etcd
-// within milliseconds, and an older binary's run starting in those very
-// milliseconds is not worth a wait on every apply.
+// within milliseconds (a lagging API server of several, seconds), and an
+// older binary's run starting in that moment is not worth a wait on
+// every apply.
 func (s *Store) listLegacy(ctx context.Context) ([]v1alpha1.UpgradeRun, error) {
 	var list *corev1.SecretList
 	err := retry(ctx, func(int) error {

@@ -158,8 +158,12 @@ func (e *Executor) setImages(ctx context.Context) (*unstructured.Unstructured, *
 		var applied *unstructured.Unstructured
 		if w == e.seed {
 			applied, err = e.applier.ApplyAt(ctx, patch, w.GetResourceVersion())
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				w, e.seed = nil, nil // moved since the backup read it: read it now
+			// Moved since the backup read it: read it now. Deleted, the
+			// apply is a create of the bare patch, which the API server
+			// finds invalid (a resourceVersion does not stop a create):
+			// the read tells the step it is gone.
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
+				w, e.seed = nil, nil
 				continue
 			}
 		} else {

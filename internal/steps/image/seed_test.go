@@ -126,6 +126,19 @@ func TestImageStartsFromTheBackupsCopy(t *testing.T) {
 	if c := after.Spec.Template.Spec.Containers; c[0].Image != webV2 || c[1].Image != hotfix {
 		t.Errorf("containers web %s, sidecar %s; want web %s and the other manager's sidecar %s kept", c[0].Image, c[1].Image, webV2, hotfix)
 	}
+
+	// Deleted after the backup read it: the step says it is gone (an
+	// apply of the copy's patch would have been a create).
+	gone := backupCopy()
+	if err := e.Clientset.AppsV1().Deployments(e.NS).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ex = counted(map[string]string{"web": webV1})
+	ex.Seed(gone)
+	res, err := ex.Run(ctx)
+	if want := "deployment " + e.NS + "/web not found"; err != nil || res.Outcome != step.Failed || res.Message != want {
+		t.Errorf("seeded with the copy of a workload deleted since: Run = %+v, %v; want the failure %q", res, err, want)
+	}
 }
 
 // settled waits until the deployment is rolled out and its
