@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+)
+
+// A drive hears an abort request written into its run by another
+// process: through a watch of the run, reading it never, and by reading
+// it on every tick when its user may not watch runs.
+func TestDriveHearsAnAbortRequest(t *testing.T) {
+	f := newFixture(t)
+	if err := f.s.ready(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		verbs []string
+		polls bool
+	}{
+		{"watching", []string{"get", "list", "watch"}, false},
+		{"may not watch", []string{"get", "list"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "abort-" + strings.ReplaceAll(tt.name, " ", "-")
+			p := f.plan(name, "1", "")
+			run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+			if err := f.s.store.Create(f.ctx, run); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.s.store.Save(f.ctx, run); err != nil {
+				t.Fatal(err)
+			}
+
+			var gets atomic.Int64
+			cfg := runsUser(t, f, "runs-"+name, tt.verbs)
+			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+				return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/upgraderuns/"+name) {
+						gets.Add(1)
+					}
+					return rt.RoundTrip(r)
+				})
+			})
+			s, err := Open(cfg, Options{Namespace: f.runsNS, LeaseRenew: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(f.ctx)
+			defer cancel()
+			heard := make(chan struct{})
+			go s.watchAbort(ctx, name, func() { close(heard) })
+
+			time.Sleep(500 * time.Millisecond) // the run as it is: no request
+			select {
+			case <-heard:
+				t.Fatal("an abort was heard before anybody asked for one")
+			default:
+			}
+			run.Status.AbortRequested = true
+			if err := f.s.store.Save(f.ctx, run); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-heard:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the abort request was not heard within 10 s")
+			}
+			if n := gets.Load(); tt.polls != (n > 0) {
+				t.Errorf("the run was read %d times; polling: %v", n, tt.polls)
+			}
+		})
+	}
+}
+
+// runsUser is a user who may do verbs on the runs of f's runs namespace,
+// once the authorizer knows it.
+func runsUser(t *testing.T, f *fixture, user string, verbs []string) *rest.Config {
+	t.Helper()
+	rule := rbacv1.PolicyRule{APIGroups: []string{"upshift.dev"}, Resources: []string{"upgraderuns", "upgraderuns/status"}, Verbs: verbs}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.runsNS}, Rules: []rbacv1.PolicyRule{rule}}
+	if _, err := f.cs.RbacV1().Roles(f.runsNS).Create(f.ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.runsNS},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: user},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}}}
+	if _, err := f.cs.RbacV1().RoleBindings(f.runsNS).Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := testenv.Cluster(t).UserRESTConfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := Open(cfg, Options{Namespace: f.runsNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := probe.store.GetResource(f.ctx, "none"); !apierrors.IsForbidden(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("user %s still may not list runs", user)
+		}
+	}
+	return cfg
+}
