@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -170,7 +171,7 @@ func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 		Objects: a.plan.objectsFor(stage, i),
 		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
 		Attempt: attemptOf(r),
-		Waits:   wait.Options{Approvals: a.approvals, Poll: a.poll, NoWait: a.noWait},
+		Waits:   wait.Options{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
 		Run:     a.plan.Plan.Name, // a run is named after its plan
 		Runs:    a.runs,
 	}
@@ -191,6 +192,28 @@ func (a *actor) approvals(ctx context.Context, stepName string) (*v1alpha1.Appro
 		return ap, nil
 	}
 	return nil, nil
+}
+
+// awaitApproval waits, on one watch of the saved run, until it holds an
+// approval of the step: heard as soon as it is written, where reading the
+// run every poll cost a request each time and heard it up to that late.
+// A user who may not watch runs gets wait.ErrCannotAwait, and the step
+// reads instead.
+func (a *actor) awaitApproval(ctx context.Context, stepName string) (*v1alpha1.Approval, error) {
+	var got *v1alpha1.Approval
+	err := followRun(ctx, a.store, a.plan.Plan.Name, a.poll, func(r *v1alpha1.UpgradeRun) bool {
+		got, _ = engine.Approved(r, stepName)
+		return got == nil
+	})
+	switch {
+	case got != nil:
+		return got, nil
+	case apierrors.IsForbidden(err):
+		return nil, wait.ErrCannotAwait
+	case err == nil:
+		err = context.Cause(ctx)
+	}
+	return nil, err
 }
 
 // attemptOf is the run attempt an action acts for (zero when r is nil:

@@ -6,6 +6,7 @@ package wait
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,13 +18,25 @@ import (
 // nobody approved it yet.
 type Approvals func(ctx context.Context, step string) (*v1alpha1.Approval, error)
 
+// Await waits until the run record holds an approval of a step, and
+// returns it; ErrCannotAwait when it cannot (the step then asks
+// Approvals every Poll).
+type Await func(ctx context.Context, step string) (*v1alpha1.Approval, error)
+
+// ErrCannotAwait: Await cannot follow the run record (its user may not
+// watch runs).
+var ErrCannotAwait = errors.New("cannot follow the run record")
+
 // DefaultPoll is how often an approval is looked for when Options say not.
 const DefaultPoll = 2 * time.Second
 
 // Options tune the waits.
 type Options struct {
 	Approvals Approvals
-	// Poll is how often Approvals is asked.
+	// Await, if set, is how an approval is waited for once Approvals
+	// found none.
+	Await Await
+	// Poll is how often Approvals is asked when there is no Await.
 	Poll time.Duration
 	// NoWait makes a step that would wait return step.ErrWaiting at once.
 	NoWait bool
@@ -91,16 +104,31 @@ func (w *Step) approval(ctx context.Context) (step.Result, error) {
 	}
 	t := time.NewTicker(w.opts.Poll)
 	defer t.Stop()
+	await := w.opts.Await
 	for {
 		a, err := w.opts.Approvals(ctx, w.spec.Name)
 		if err != nil && ctx.Err() == nil {
 			return step.Result{}, fmt.Errorf("read the approvals of step %s: %w", w.spec.Name, err)
 		}
 		if err == nil && a != nil {
-			return step.Success("approved by %s at %s", a.By, a.At.UTC().Format(time.RFC3339)), nil
+			return approved(a), nil
 		}
 		if w.opts.NoWait {
 			return step.Result{}, fmt.Errorf("%w: for approval of step %s", step.ErrWaiting, w.spec.Name)
+		}
+		if await != nil {
+			a, err := await(ctx, w.spec.Name)
+			switch {
+			case err == nil && a != nil:
+				return approved(a), nil
+			case ctx.Err() != nil:
+				return step.Result{}, context.Cause(ctx)
+			case errors.Is(err, ErrCannotAwait):
+				await = nil // read every Poll instead
+				continue
+			case err != nil:
+				return step.Result{}, fmt.Errorf("wait for the approval of step %s: %w", w.spec.Name, err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -108,4 +136,8 @@ func (w *Step) approval(ctx context.Context) (step.Result, error) {
 		case <-t.C:
 		}
 	}
+}
+
+func approved(a *v1alpha1.Approval) step.Result {
+	return step.Success("approved by %s at %s", a.By, a.At.UTC().Format(time.RFC3339))
 }

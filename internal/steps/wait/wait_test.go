@@ -68,3 +68,38 @@ func TestApprovalWaitsForTheRecord(t *testing.T) {
 		t.Fatalf("--no-wait approval = %v, want ErrWaiting", err)
 	}
 }
+
+// Given a way to await the approval (a watch of the record), the step
+// asks the record once and then awaits; when it cannot await (its user
+// may not watch runs), it reads the record every Poll.
+func TestApprovalAwaitsWhenItCan(t *testing.T) {
+	spec := v1alpha1.Step{Name: "go-ahead", Approval: &v1alpha1.ApprovalStep{}}
+	approval := &v1alpha1.Approval{Step: "go-ahead", By: "ops@host", At: metav1.NewMicroTime(time.Now())}
+	for _, tt := range []struct {
+		name      string
+		await     Await
+		wantAsked int
+	}{
+		{"awaits", func(context.Context, string) (*v1alpha1.Approval, error) { return approval, nil }, 1},
+		{"cannot await", func(context.Context, string) (*v1alpha1.Approval, error) { return nil, ErrCannotAwait }, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := 0
+			approvals := func(context.Context, string) (*v1alpha1.Approval, error) {
+				asked++
+				if asked < 3 {
+					return nil, nil
+				}
+				return approval, nil
+			}
+			s, err := New(spec, time.Time{}, Options{Approvals: approvals, Await: tt.await, Poll: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Run(context.Background())
+			if err != nil || res.Outcome != step.Succeeded || asked != tt.wantAsked {
+				t.Fatalf("Run = %+v, %v after %d reads of the record; want approved after %d", res, err, asked, tt.wantAsked)
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -13,8 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/steps/wait"
 )
 
 // A drive hears an abort request written into its run by another
@@ -117,4 +121,70 @@ func runsUser(t *testing.T, f *fixture, user string, verbs []string) *rest.Confi
 		}
 	}
 	return cfg
+}
+
+// A drive waiting at an approval hears it on the watch of its run, at
+// once and without reading the run; a user who may not watch runs is
+// told to read instead (wait.ErrCannotAwait).
+func TestApprovalIsHeardOnTheRunsWatch(t *testing.T) {
+	f := newFixture(t)
+	if err := f.s.ready(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := f.plan("approved", "1", "")
+	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+	if err := f.s.store.Create(f.ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.store.Save(f.ctx, run); err != nil {
+		t.Fatal(err)
+	}
+
+	var gets atomic.Int64
+	cfg := runsUser(t, f, "approver-watching", []string{"get", "list", "watch"})
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/upgraderuns/approved") {
+				gets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	s, err := Open(cfg, Options{Namespace: f.runsNS, LeaseRenew: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.newActor(p, s.deps)
+	got := make(chan error, 1)
+	go func() {
+		ap, err := a.awaitApproval(f.ctx, "settings")
+		if err == nil && (ap == nil || ap.By != "ops@host") {
+			err = fmt.Errorf("approval %+v", ap)
+		}
+		got <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	run.Status.Approvals = append(run.Status.Approvals, v1alpha1.Approval{Step: "settings", By: "ops@host", At: metav1.NewMicroTime(time.Now())})
+	if err := f.s.store.Save(f.ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the approval was not heard within 10 s")
+	}
+	if n := gets.Load(); n != 0 {
+		t.Errorf("awaiting the approval read the run %d times; want none (the watch tells)", n)
+	}
+
+	cannot, err := Open(runsUser(t, f, "approver-not-watching", []string{"get", "list"}), Options{Namespace: f.runsNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cannot.newActor(p, cannot.deps).awaitApproval(f.ctx, "settings"); !errors.Is(err, wait.ErrCannotAwait) {
+		t.Errorf("awaitApproval by a user who may not watch runs = %v; want wait.ErrCannotAwait", err)
+	}
 }

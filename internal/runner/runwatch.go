@@ -1,5 +1,9 @@
 package runner
 
+// The drive follows its own run record through one watch: for abort
+// requests (watchAbort), for approvals (actor.awaitApproval), and the
+// abort command for the end of the run it asked to stop (watchRun).
+
 import (
 	"context"
 	"time"
@@ -8,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
 // watchAbort watches the saved run for an abort request from another
@@ -16,7 +21,7 @@ import (
 // each time and heard it up to that late. A user who may not watch runs
 // is heard by polling.
 func (s *Session) watchAbort(ctx context.Context, name string, abort func()) {
-	err := s.followRun(ctx, name, func(r *v1alpha1.UpgradeRun) bool {
+	err := followRun(ctx, s.store, name, s.opts.LeaseRenew, func(r *v1alpha1.UpgradeRun) bool {
 		if abortRequested(r) {
 			abort()
 			return false
@@ -35,7 +40,7 @@ func (s *Session) watchRun(ctx context.Context, name string) (changed <-chan str
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan struct{}, 1)
 	go func() {
-		_ = s.followRun(ctx, name, func(*v1alpha1.UpgradeRun) bool {
+		_ = followRun(ctx, s.store, name, s.opts.LeaseRenew, func(*v1alpha1.UpgradeRun) bool {
 			select {
 			case ch <- struct{}{}:
 			default: // one wake-up pending is enough
@@ -49,12 +54,13 @@ func (s *Session) watchRun(ctx context.Context, name string) (changed <-chan str
 // followRun calls seen with the saved run as a watch tells it, from its
 // state now and then at each change, until seen returns false or ctx
 // ends. A watch the server ends is made again, from the last version
-// seen; one that may not be made (forbidden) returns its error.
-func (s *Session) followRun(ctx context.Context, name string, seen func(*v1alpha1.UpgradeRun) bool) error {
+// seen (after pause, when it lasted less); one that may not be made
+// (forbidden) returns its error.
+func followRun(ctx context.Context, store *runstore.Store, name string, pause time.Duration, seen func(*v1alpha1.UpgradeRun) bool) error {
 	rv := ""
 	for ctx.Err() == nil {
 		began := time.Now()
-		w, err := s.store.Watch(ctx, name, rv)
+		w, err := store.Watch(ctx, name, rv)
 		if apierrors.IsForbidden(err) {
 			return err
 		}
@@ -68,10 +74,10 @@ func (s *Session) followRun(ctx context.Context, name string, seen func(*v1alpha
 		}
 		// Watch again: at once after a long watch (the server's timeout),
 		// after a pause after a short one or a refusal.
-		if time.Since(began) < s.opts.LeaseRenew {
+		if time.Since(began) < pause {
 			select {
 			case <-ctx.Done():
-			case <-time.After(s.opts.LeaseRenew):
+			case <-time.After(pause):
 			}
 		}
 	}
