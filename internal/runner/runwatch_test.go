@@ -39,25 +39,9 @@ func TestDriveHearsAnAbortRequest(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			name := "abort-" + strings.ReplaceAll(tt.name, " ", "-")
-			p := f.plan(name, "1", "")
-			run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-			if err := f.s.store.Create(f.ctx, run); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.s.store.Save(f.ctx, run); err != nil {
-				t.Fatal(err)
-			}
-
-			var gets atomic.Int64
+			_, run := savedRun(t, f, name)
 			cfg := runsUser(t, f, "runs-"+name, tt.verbs)
-			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-				return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-					if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/upgraderuns/"+name) {
-						gets.Add(1)
-					}
-					return rt.RoundTrip(r)
-				})
-			})
+			gets := countRunReads(cfg, name)
 			s, err := Open(cfg, Options{Namespace: f.runsNS, LeaseRenew: 100 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
@@ -87,6 +71,35 @@ func TestDriveHearsAnAbortRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// savedRun saves a started run of a plan named name, as a drive would
+// have, and returns the plan and the run.
+func savedRun(t *testing.T, f *fixture, name string) (*Resolved, *v1alpha1.UpgradeRun) {
+	t.Helper()
+	p := f.plan(name, "1", "")
+	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+	if err := f.s.store.Create(f.ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.s.store.Save(f.ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	return p, run
+}
+
+// countRunReads counts cfg's GETs of the run named name.
+func countRunReads(cfg *rest.Config, name string) *atomic.Int64 {
+	var gets atomic.Int64
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/upgraderuns/"+name) {
+				gets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	return &gets
 }
 
 // runsUser is a user who may do verbs on the runs of f's runs namespace,
@@ -131,25 +144,9 @@ func TestApprovalIsHeardOnTheRunsWatch(t *testing.T) {
 	if err := f.s.ready(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	p := f.plan("approved", "1", "")
-	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-	if err := f.s.store.Create(f.ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.s.store.Save(f.ctx, run); err != nil {
-		t.Fatal(err)
-	}
-
-	var gets atomic.Int64
+	p, run := savedRun(t, f, "approved")
 	cfg := runsUser(t, f, "approver-watching", []string{"get", "list", "watch"})
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/upgraderuns/approved") {
-				gets.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	})
+	gets := countRunReads(cfg, "approved")
 	s, err := Open(cfg, Options{Namespace: f.runsNS, LeaseRenew: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
