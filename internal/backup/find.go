@@ -42,7 +42,9 @@ func (c *Client) Find(ctx context.Context, key Key, runUID string) (*v1alpha1.Ba
 		}
 	}
 	ref, whole := wholeBackup(chunks)
-	if !whole {
+	if !whole || unclaimed(chunks) {
+		// An unclaimed backup was taken before its stage's turn, and no
+		// stage began with it: a Save of the key writes over it.
 		return nil, nil
 	}
 	snap, err := c.Load(ctx, *ref)
@@ -81,4 +83,15 @@ func wholeBackup(chunks []chunkMeta) (*v1alpha1.BackupRef, bool) {
 		ref.Secrets[ch.index] = ch.name
 	}
 	return ref, true
+}
+
+// unclaimed tells whether the backup whose chunks these are was saved
+// unclaimed (SaveUnclaimed) and never claimed: chunk 0 says.
+func unclaimed(chunks []chunkMeta) bool {
+	for _, ch := range chunks {
+		if ch.index == 0 {
+			return ch.meta.Annotations[AnnotationUnclaimed] != ""
+		}
+	}
+	return false
 }

@@ -27,6 +27,9 @@ type Info struct {
 	Bytes     int       `json:"bytes"` // compressed, over all chunks
 	SHA256    string    `json:"sha256"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Unclaimed: saved before its stage's turn and never claimed for it
+	// (Client.SaveUnclaimed); no stage began with it.
+	Unclaimed bool `json:"unclaimed,omitempty"`
 }
 
 // chunkMeta is what a backup Secret's metadata says about it.
@@ -97,6 +100,9 @@ func (c *Client) List(ctx context.Context) ([]Info, error) {
 			infos = append(infos, info)
 		}
 		info.Secrets = append(info.Secrets, ch.name)
+		if ch.index == 0 && ch.meta.Annotations[AnnotationUnclaimed] != "" {
+			info.Unclaimed = true
+		}
 		n, _ := strconv.Atoi(ch.meta.Annotations[AnnotationChunkBytes])
 		info.Bytes += n
 	}

@@ -32,6 +32,9 @@ const (
 	AnnotationObjects        = "upshift.dev/objects"         // objects that existed
 	AnnotationAbsent         = "upshift.dev/absent"          // objects that did not
 	AnnotationCreatedAt      = "upshift.dev/created-at"      // RFC 3339
+	// AnnotationUnclaimed marks, on chunk 0, a backup saved before its
+	// stage's turn and not yet claimed for it (SaveUnclaimed, Claim).
+	AnnotationUnclaimed = "upshift.dev/unclaimed"
 )
 
 // dataKey holds a chunk's bytes in its Secret.

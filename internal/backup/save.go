@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,20 @@ func (c *Client) Save(ctx context.Context, key Key, s *Snapshot) (v1alpha1.Backu
 // SaveEncoded is Save of a snapshot encoded beforehand (Encode), off the
 // path to the stage's first change.
 func (c *Client) SaveEncoded(ctx context.Context, key Key, enc *Encoded) (v1alpha1.BackupRef, error) {
+	return c.saveEncoded(ctx, key, enc, false)
+}
+
+// SaveUnclaimed is SaveEncoded of a backup taken before its stage's turn
+// (while the stage before it runs): it is written and verified the same,
+// but marked unclaimed (AnnotationUnclaimed), and Find does not answer
+// it until Claim: a resumed run must not adopt a backup that no stage
+// began with, and that may be older than what its stage would find.
+// A Save of the key writes over it.
+func (c *Client) SaveUnclaimed(ctx context.Context, key Key, enc *Encoded) (v1alpha1.BackupRef, error) {
+	return c.saveEncoded(ctx, key, enc, true)
+}
+
+func (c *Client) saveEncoded(ctx context.Context, key Key, enc *Encoded, unclaimed bool) (v1alpha1.BackupRef, error) {
 	if err := key.validate(); err != nil {
 		return v1alpha1.BackupRef{}, err
 	}
@@ -60,7 +75,10 @@ func (c *Client) SaveEncoded(ctx context.Context, key Key, enc *Encoded) (v1alph
 	replaced := false // a chunk of an earlier Save of this key was there
 	for i, chunk := range chunks {
 		sec := c.chunkSecret(key, ref, i, len(chunks), chunk)
-		existed, err := c.put(ctx, sec)
+		if unclaimed && i == 0 {
+			sec.Annotations[AnnotationUnclaimed] = "true" // chunk 0 speaks for the backup (wholeBackup)
+		}
+		existed, err := c.put(ctx, sec, unclaimed)
 		if err != nil {
 			return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: write secret %s/%s: %w", key, c.namespace, sec.Name, err)
 		}
@@ -112,8 +130,9 @@ func (c *Client) chunkSecret(key Key, ref v1alpha1.BackupRef, index, count int, 
 
 // put creates the Secret or replaces the one of the same name, and says
 // whether there was one. It creates first: a backup's Secrets are new but
-// for a Save repeated after a crash.
-func (c *Client) put(ctx context.Context, sec *corev1.Secret) (existed bool, err error) {
+// for a Save repeated after a crash. An unclaimed backup never replaces a
+// claimed one's chunk 0: that one may be the backup a stage began with.
+func (c *Client) put(ctx context.Context, sec *corev1.Secret, unclaimed bool) (existed bool, err error) {
 	api := c.secrets.CoreV1().Secrets(c.namespace)
 	again := func(err error) bool {
 		return apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) || retriable(err)
@@ -133,6 +152,9 @@ func (c *Client) put(ctx context.Context, sec *corev1.Secret) (existed bool, err
 		}
 		if cur.Type != SecretType {
 			return permanent{fmt.Errorf("a Secret of type %q has this name", cur.Type)}
+		}
+		if unclaimed && strings.HasPrefix(cur.Annotations[AnnotationChunk], "0/") && cur.Annotations[AnnotationUnclaimed] == "" {
+			return permanent{fmt.Errorf("it holds a claimed backup, which only a Save of its stage may replace")}
 		}
 		next := sec.DeepCopy()
 		next.ResourceVersion = cur.ResourceVersion

@@ -16,10 +16,13 @@ import (
 // after retries) and the run must stop as it was saved, to resume later.
 //
 // A stage's steps start while the record of its backup is being saved,
-// so a process that stopped may leave a stage saved as backing up whose
-// backup was taken and whose steps ran: before Drive, the caller records
-// such a backup (AdoptBackup), so that going on does not take another
-// (it could hold their changes) and a rollback restores it.
+// so a process that stopped may leave a stage whose backup was taken and
+// whose steps ran saved as backing up, or even as pending (a backup that
+// lands within the quick window is saved with its step's start, not
+// before): before Drive, the caller records such a backup (AdoptBackup),
+// so that going on does not take another (it could hold their changes)
+// and a rollback restores it. The caller finds it by the stage's backup
+// alone, whatever the record says of the stage.
 type Actor interface {
 	Act(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error)
 }
@@ -128,11 +131,13 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 				d.start(r, b, results)
 			}
 		}
-		// A gate is quicker than a save, mostly: rather than save the
-		// transitions before it and then its outcome, wait a moment for it
-		// and save both at once. Nothing changes the platform before the
-		// next save, so a crash meanwhile is one a moment earlier.
-		if early && stopped == nil && gatesOnly(begun) {
+		// A gate, or a backup, is quicker than a save, mostly: rather
+		// than save the transitions before it and then its outcome, wait
+		// a moment for it and save both at once. Nothing changes the
+		// platform before the next save, so a crash meanwhile is one a
+		// moment earlier; but for the steps of a stage whose backup
+		// landed so, which start before that save (see Actor).
+		if early && stopped == nil && quickOnly(begun) {
 			if l, ok := rec.awaitQuick(results, d.quickWindow()); ok {
 				land(l)
 				continue
@@ -210,11 +215,11 @@ func readOnly(begun []begunAction) bool {
 	return len(begun) > 0
 }
 
-// gatesOnly tells whether every begun action is a gate. A backup's Begin
-// is saved at once instead: the stage's steps wait for that save.
-func gatesOnly(begun []begunAction) bool {
+// quickOnly tells whether every begun action is a gate or a backup:
+// actions that change nothing and mostly land before a save would.
+func quickOnly(begun []begunAction) bool {
 	for _, b := range begun {
-		if b.a.Kind != CheckGate {
+		if b.a.Kind != CheckGate && b.a.Kind != Backup {
 			return false
 		}
 	}

@@ -51,6 +51,9 @@ type actor struct {
 	// taken is the snapshot of the last backup this actor took, which
 	// the steps of its stage may start from (step.Seeder).
 	taken atomic.Pointer[takenSnapshot]
+	// early is the next stage's backup, taken while a stage of image
+	// steps rolls out (backup_early.go).
+	early atomic.Pointer[earlyBackup]
 }
 
 // takenSnapshot is a stage's snapshot, as the backup of the run's
@@ -63,16 +66,25 @@ type takenSnapshot struct {
 }
 
 // adoptBackups, before a drive, records the backups of the stages the
-// saved run shows backing up: a process that stopped may have taken one
-// and started the stage's steps while its record was being saved (the
-// driver lets them), so going on must not take another (it could hold
-// their changes) and a rollback must restore it. A stage without a whole
-// backup ran no step, and takes its backup again going forward. A backup
+// saved run shows backing up, and of the next stage to begin: a process
+// that stopped may have taken one and started the stage's steps while its
+// record was being saved (the driver lets them; a backup that landed
+// within the driver's quick window was not even saved as begun), so going
+// on must not take another (it could hold their changes) and a rollback
+// must restore it. A stage without a whole backup, or with one saved
+// unclaimed (taken early, while the stage before ran: no step began with
+// it), ran no step, and takes its backup again going forward. A backup
 // that is there but does not load stops the drive, changing nothing: it
-// may be the only copy of the objects before their stage.
-func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, notice func(string)) error {
+// may be the only copy of the objects before their stage. fresh: the run
+// was just created or started a new attempt, so no stage has a backup.
+func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, fresh bool, notice func(string)) error {
+	if fresh {
+		return nil
+	}
+	next := nextToBegin(r)
 	for i, ss := range r.Status.Stages {
-		if ss.Phase != v1alpha1.PhaseBackingUp || ss.Backup != nil || hasHelmStep(r.Spec.Plan.Stages[i]) {
+		begun := ss.Phase == v1alpha1.PhaseBackingUp || (i == next && ss.Phase == v1alpha1.PhasePending)
+		if !begun || ss.Backup != nil || hasHelmStep(r.Spec.Plan.Stages[i]) {
 			// A stage with Helm releases starts its steps only once its
 			// backup is saved with their revisions (engine.Driver).
 			continue
@@ -100,6 +112,17 @@ func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, notice
 		notice(fmt.Sprintf("stage %s: its backup was taken before the run stopped (%s); %s", ss.Name, describeBackup(ref), then))
 	}
 	return nil
+}
+
+// nextToBegin is the first pending stage after every stage that began:
+// the one whose backup may have landed unsaved; -1 when there is none.
+func nextToBegin(r *v1alpha1.UpgradeRun) int {
+	for i, ss := range r.Status.Stages {
+		if ss.Phase == v1alpha1.PhasePending {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasHelmStep tells whether a stage has a helm step.
@@ -238,6 +261,11 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 		enc = nil // encoded for another run: cannot happen, but never save it under this one
 	}
 	if enc == nil {
+		if o, ok := a.useEarlyBackup(ctx, r, stage); ok {
+			return o, nil
+		}
+	}
+	if enc == nil {
 		var o engine.Outcome
 		var err error
 		o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take)
@@ -268,18 +296,14 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 // TakeCached for a read-ahead confirmed later); a nil snapshot comes with
 // the outcome or error that stopped it.
 func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) (engine.Outcome, *backup.Snapshot, error) {
-	var refs []step.Ref
-	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
-		ex, err := a.executor(r, stage, i)
-		if err != nil {
-			return engine.Outcome{Message: err.Error()}, nil, nil
-		}
-		t, err := ex.Targets(ctx)
-		if err != nil {
-			o, err := a.failed(ctx, fmt.Errorf("list the objects step %s touches: %w", a.plan.Plan.Spec.Stages[stage].Steps[i].Name, err))
-			return o, nil, err
-		}
-		refs = append(refs, t...)
+	refs, err := a.targets(ctx, r, stage)
+	var invalid *invalidStepError
+	switch {
+	case errors.As(err, &invalid):
+		return engine.Outcome{Message: invalid.Error()}, nil, nil
+	case err != nil:
+		o, err := a.failed(ctx, err)
+		return o, nil, err
 	}
 	snap, err := take(ctx, refs)
 	if err != nil {
@@ -289,11 +313,35 @@ func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int,
 	return engine.Outcome{}, snap, nil
 }
 
+// targets lists the objects every step of the stage names. A step whose
+// spec does not build is an *invalidStepError.
+func (a *actor) targets(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) ([]step.Ref, error) {
+	var refs []step.Ref
+	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
+		ex, err := a.executor(r, stage, i)
+		if err != nil {
+			return nil, &invalidStepError{err}
+		}
+		t, err := ex.Targets(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list the objects step %s touches: %w", a.plan.Plan.Spec.Stages[stage].Steps[i].Name, err)
+		}
+		refs = append(refs, t...)
+	}
+	return refs, nil
+}
+
+// invalidStepError: a step's spec does not build an executor.
+type invalidStepError struct{ error }
+
+func (e *invalidStepError) Unwrap() error { return e.error }
+
 func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {
 	ex, err := a.executor(r, stage, i)
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}
+	a.startEarlyBackup(ctx, r, stage)
 	if s, ok := ex.(step.Seeder); ok {
 		a.seed(r, stage, s)
 	}

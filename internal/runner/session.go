@@ -364,7 +364,8 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 	// After newSaver: the adoption is a transition of this process's, not
 	// a save of another's the saver would take for a lost lease. The
 	// action it lets start (the stage's step, or its restore) saves it.
-	err := a.adoptBackups(actCtx, run, s.opts.Notice)
+	fresh := out.Decision.Verdict == engine.StartRun || out.Decision.Verdict == engine.StartAttempt
+	err := a.adoptBackups(actCtx, run, fresh, s.opts.Notice)
 	if err == nil {
 		err = a.reinstate(actCtx, run, s.opts.Notice)
 	}

@@ -3,6 +3,7 @@ package image
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,10 +15,10 @@ import (
 	"github.com/upshift-dev/upshift/internal/kube"
 )
 
-// checkPods lists the workload's pods (by its selector) and checks that
+// checkPods finds the workload's pods (by its selector) and checks that
 // every running one, not terminating, reports the wanted image for each
-// container of the step. It returns how many pods it checked and, if one
-// does not, what is wrong.
+// container of the step (judgePods). It returns how many pods it checked
+// and, if one does not, what is wrong.
 func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured) (checked int, mismatch string, err error) {
 	raw, _, err := unstructured.NestedMap(w.Object, "spec", "selector")
 	if err != nil {
@@ -31,6 +32,15 @@ func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured) 
 	if err != nil {
 		return 0, "", fmt.Errorf("spec.selector: %w", err)
 	}
+	// The run's informer of the namespace's pods, which the rollout's
+	// wait read, answers first: when it shows every pod the workload
+	// wants running the images, a list would only say so again. Anything
+	// else is asked of the API server, which may know better.
+	if cached, ok := e.waiter.CachedPods(e.ref.Namespace, sel); ok {
+		if n, mismatch := e.judgePods(cached); mismatch == "" && n > 0 && int64(n) >= wantedPods(w) {
+			return n, "", nil
+		}
+	}
 	var pods *corev1.PodList
 	transient := func(err error) bool { return ctx.Err() == nil && kube.Transient(err) }
 	err = retry.OnError(retry.DefaultBackoff, transient, func() error {
@@ -40,15 +50,42 @@ func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured) 
 	if err != nil {
 		return 0, "", fmt.Errorf("list pods: %w", err)
 	}
+	checked, mismatch = e.judgePods(pods.Items)
+	return checked, mismatch, nil
+}
+
+// wantedPods is how many pods the workload wants running: its replicas
+// (one when unset), or for a DaemonSet the nodes it should run on, as the
+// object says; 0 when it does not say.
+func wantedPods(w *unstructured.Unstructured) int64 {
+	if w.GetKind() == "DaemonSet" {
+		n, _, _ := unstructured.NestedInt64(w.Object, "status", "desiredNumberScheduled")
+		return n
+	}
+	n, found, err := unstructured.NestedInt64(w.Object, "spec", "replicas")
+	if err != nil {
+		return 0
+	}
+	if !found {
+		return 1
+	}
+	return n
+}
+
+// judgePods checks that every running pod, not terminating, reports the
+// wanted image for each container of the step: how many it checked and,
+// if one does not, what is wrong.
+func (e *Executor) judgePods(items []corev1.Pod) (checked int, mismatch string) {
+	pods := slices.Clone(items)
 	names := make([]string, 0, len(e.images))
 	for c := range e.images {
 		names = append(names, c)
 	}
 	sort.Strings(names)
-	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Name < pods.Items[j].Name })
+	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	var problems []string
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for i := range pods {
+		p := &pods[i]
 		if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
 			continue
 		}
@@ -61,11 +98,11 @@ func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured) 
 	}
 	switch len(problems) {
 	case 0:
-		return checked, "", nil
+		return checked, ""
 	case 1:
-		return checked, problems[0], nil
+		return checked, problems[0]
 	}
-	return checked, fmt.Sprintf("%s (and %d more)", problems[0], len(problems)-1), nil
+	return checked, fmt.Sprintf("%s (and %d more)", problems[0], len(problems)-1)
 }
 
 // podMismatch says how a pod's container differs from the wanted image, or

@@ -1,0 +1,224 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/localcluster"
+	"github.com/upshift-dev/upshift/internal/runner"
+)
+
+// earlyPlan upgrades web, then agent, then the settings, one stage each:
+// agent's stage is backed up while web's rolls out and soaks, and the
+// settings' while agent's does. soak is web's stage's soak gate ("" for
+// none).
+func earlyPlan(t *testing.T, soak string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "settings.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: \"2\"}\n")
+	gates := ""
+	if soak != "" {
+		gates = "    gates:\n    - soak: {duration: " + soak + "}\n"
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	write(t, plan, `apiVersion: upshift.dev/v1alpha1
+kind: UpgradePlan
+metadata: {name: shop-2.0.0}
+spec:
+  version: 2.0.0
+  autoRollback: false
+  stages:
+  - name: web
+    steps:
+    - name: web
+      image: {kind: Deployment, namespace: shop, name: web, images: {app: "example.com/shop/web:2.0.0"}}
+`+gates+`  - name: agent
+    steps:
+    - name: agent
+      image: {kind: DaemonSet, namespace: shop, name: agent, images: {agent: "example.com/shop/agent:2.0.0"}}
+  - name: settings
+    steps:
+    - name: settings
+      manifests: {path: settings.yaml}
+`)
+	return plan
+}
+
+// The backup of a stage that follows one of image steps is taken while
+// those roll out, and is the stage's backup when its turn comes: the run
+// says so, and the audit log shows it written before web's rollout ended.
+// The image steps check their pods without a list of their own.
+func TestNextStageIsBackedUpWhileImagesRollOut(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	out := w.mustExit(0, nil, "apply", "-f", earlyPlan(t, ""))
+	for _, during := range []string{"web", "agent"} {
+		if !strings.Contains(out.stdout+out.stderr, "taken while stage "+during+" ran") {
+			t.Errorf("apply does not say a backup was taken while stage %s ran:\n%s", during, out)
+		}
+	}
+	time.Sleep(time.Second) // let the audit log's last batch land
+	events, err := w.c.ReadAudit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The backup's read-back of its Secret ends its save; the rollout's
+	// last status update by the controller ends the rollout.
+	var agentBackup, webRolledOut time.Time
+	for _, e := range events {
+		r := e.ObjectRef
+		switch {
+		case r == nil:
+		case e.User.Username == upshiftUser && e.Verb == "get" && agentBackup.IsZero() && strings.Contains(e.RequestURI, "/secrets/upshift-backup-shop-2-0-0-agent-1-"):
+			agentBackup = e.RequestReceivedTimestamp
+		case r.Resource == "deployments" && r.Subresource == "status" && r.Name == "web" && e.User.Username != upshiftUser:
+			if t := e.RequestReceivedTimestamp; t.After(webRolledOut) {
+				webRolledOut = t
+			}
+		}
+	}
+	// The image steps judged their pods from the run's informer, which
+	// their rollouts' waits read: no list of their own.
+	for _, e := range localcluster.ByUser(events, upshiftUser) {
+		if e.Verb == "list" && e.ObjectRef != nil && e.ObjectRef.Resource == "pods" && strings.Contains(e.RequestURI, "labelSelector=") {
+			t.Errorf("an image step listed its pods after its rollout (%s): want them judged from the run's informer", e.RequestURI)
+		}
+	}
+	if agentBackup.IsZero() || webRolledOut.IsZero() {
+		t.Fatalf("the audit log lacks agent's backup (%v) or web's rollout (%v)", agentBackup, webRolledOut)
+	}
+	if !agentBackup.Before(webRolledOut) {
+		t.Errorf("agent's backup was written at %s, after web's rollout ended at %s: want it written while web rolled out", agentBackup.Format(time.StampMicro), webRolledOut.Format(time.StampMicro))
+	}
+	w.waitImages("app=agent", "agent", "example.com/shop/agent:2.0.0")
+}
+
+// An object that moves after its stage's early backup was taken (another
+// manager writes it while the stage before soaks) makes that backup
+// unusable: the stage takes its backup afresh at its turn, holding the
+// other manager's change, so a rollback would not undo it.
+func TestEarlyBackupOfAMovedObjectIsTakenAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	cmd := w.command(nil, "apply", "-f", earlyPlan(t, "4s"))
+	var stdout strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.waitUnclaimedBackup("agent")
+	patch := `{"metadata":{"annotations":{"team.example.com/owner":"payments"}}}`
+	if _, err := w.cs.AppsV1().DaemonSets("shop").Patch(w.ctx, "agent", types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "operator-kubectl"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, stdout.String())
+	}
+	if strings.Contains(stdout.String(), "taken while stage web ran") {
+		t.Errorf("stage agent used the backup taken while web ran, though agent moved since:\n%s", stdout.String())
+	}
+	shown := w.mustExit(0, nil, "backup", "show", "shop-2.0.0", "--stage", "agent", "-o", "json")
+	if !strings.Contains(shown.stdout, "team.example.com/owner") {
+		t.Errorf("agent's backup lacks the change another manager made before the stage began:\n%s", shown.stdout)
+	}
+}
+
+// Killed after agent's step wrote, with the record of its stage's start
+// still in flight (so the saved run shows the stage pending), the run is
+// rolled back: the rollback finds the early backup the stage claimed and
+// restores agent from it.
+func TestClaimedEarlyBackupIsAdoptedAfterAKill(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	before := w.capture()
+	env := []string{runner.KillAfterStepWriteEnv + "=agent", runner.SlowSavesEnv + "=2s"}
+	killed := w.upshift(env, append([]string{"apply", "-f", earlyPlan(t, "")}, fastLease...)...)
+	if killed.code != -int(syscall.SIGKILL) {
+		t.Fatalf("want SIGKILL after agent's first write, got %s", killed)
+	}
+	if st := w.run("shop-2.0.0").Status.Stages[1]; st.Backup != nil || st.Phase != v1alpha1.PhasePending {
+		t.Fatalf("at the kill stage agent is %s with backup %v: want it pending, its backup not recorded", st.Phase, st.Backup)
+	}
+	time.Sleep(time.Second) // let the audit log's last batch land
+	claimed := false
+	for _, e := range w.upshiftWrites() {
+		claimed = claimed || (e.Verb == "patch" && strings.Contains(e.RequestURI, "/secrets/upshift-backup-shop-2-0-0-agent-1-"))
+	}
+	if !claimed {
+		t.Fatalf("stage agent did not claim a backup taken early: the test would not cover that path")
+	}
+	out := w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	if !strings.Contains(out.stdout+out.stderr, "taken before the run stopped") {
+		t.Errorf("the rollback does not say it found stage agent's backup:\n%s", out)
+	}
+	if got, want := w.capture().agent.Spec.Template.Spec.Containers[0].Image, before.agent.Spec.Template.Spec.Containers[0].Image; got != want {
+		t.Errorf("after the rollback agent runs %s, want %s", got, want)
+	}
+}
+
+// Killed while web soaks, after agent's early backup was saved but
+// before any stage claimed it, the run resumes: the unclaimed backup is
+// not adopted, and agent's stage, at its turn, backs up what agent is
+// then (another manager changed it in between).
+func TestUnclaimedEarlyBackupIsNotAdopted(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, localcluster.Options{})
+	w.installPlatform()
+	plan := earlyPlan(t, "6s")
+	cmd := w.command(nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.waitUnclaimedBackup("agent")
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	patch := `{"metadata":{"annotations":{"team.example.com/owner":"payments"}}}`
+	if _, err := w.cs.AppsV1().DaemonSets("shop").Patch(w.ctx, "agent", types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "operator-kubectl"}); err != nil {
+		t.Fatal(err)
+	}
+	// Resumed, the soak goes on from its first start: seconds left.
+	out := w.mustExit(0, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+	if strings.Contains(out.stdout+out.stderr, "taken before the run stopped") {
+		t.Errorf("the resumed run adopted a backup no stage began with:\n%s", out)
+	}
+	shown := w.mustExit(0, nil, "backup", "show", "shop-2.0.0", "--stage", "agent", "-o", "json")
+	var stages []struct {
+		Objects []map[string]any `json:"objects"`
+	}
+	if err := json.Unmarshal([]byte(shown.stdout), &stages); err != nil || len(stages) != 1 {
+		t.Fatalf("backup show: %v\n%s", err, shown.stdout)
+	}
+	if !strings.Contains(shown.stdout, "team.example.com/owner") {
+		t.Errorf("agent's backup lacks the change made before its stage began:\n%s", shown.stdout)
+	}
+}
+
+// waitUnclaimedBackup waits until the stage's backup is saved, unclaimed.
+func (w *world) waitUnclaimedBackup(stage string) {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		list, err := w.cs.CoreV1().Secrets("upshift-system").List(w.ctx, metav1.ListOptions{LabelSelector: backup.LabelStage + "=" + stage})
+		if err == nil {
+			for _, s := range list.Items {
+				if s.Annotations[backup.AnnotationUnclaimed] != "" {
+					return
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.t.Fatalf("stage %s's backup was never saved unclaimed", stage)
+}
