@@ -32,7 +32,7 @@ func TestAdoptedBackupIsRestoredFirst(t *testing.T) {
 		t.Fatalf("before the adoption: next %s, want the restore of stage 0 (stage 1 has no backup)", a)
 	}
 	before := r.Status.Transitions
-	AdoptBackup(r, 1, &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1})
+	AdoptBackup(r, 1, &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1}, now)
 	if a := Next(r); a.Kind != Restore || a.Stage != 1 {
 		t.Fatalf("after the adoption: next %s, want the restore of stage 1", a)
 	}
@@ -42,5 +42,35 @@ func TestAdoptedBackupIsRestoredFirst(t *testing.T) {
 	ok(Action{Kind: Restore, Stage: 1}, Outcome{OK: true, Rollback: &v1alpha1.Rollback{Restored: 1}})
 	if a := Next(r); a.Kind != Restore || a.Stage != 0 {
 		t.Fatalf("after restoring stage 1: next %s, want the restore of stage 0", a)
+	}
+}
+
+// A backup that landed within the driver's quick window lets its stage's
+// step start before the ends of the stage before it are saved: found in
+// the cluster for a stage saved as pending, it tells that the stages
+// before it succeeded, and going on runs none of their steps or gates
+// again (they would run after the stage's step changed the platform).
+func TestAdoptedBackupOfAPendingStageEndsTheStagesBefore(t *testing.T) {
+	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}
+	p.Spec.Version = "1.1.0"
+	p.Spec.Stages = []v1alpha1.Stage{
+		{Name: "web", Steps: []v1alpha1.Step{{Name: "web"}}, Gates: []v1alpha1.Gate{{Soak: &v1alpha1.SoakGate{}}}},
+		{Name: "agent", Steps: []v1alpha1.Step{{Name: "agent"}}},
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := NewRun(p, "sha256:plan", nil, now)
+	Begin(r, Action{Kind: Backup, Stage: 0}, now)
+	Complete(r, Action{Kind: Backup, Stage: 0}, Outcome{OK: true, Backup: &v1alpha1.BackupRef{Secrets: []string{"b"}, Objects: 1}}, now)
+	Begin(r, Action{Kind: RunStep, Stage: 0}, now) // saved; what follows was not
+	AdoptBackup(r, 1, &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1}, now.Add(time.Minute))
+	if a := Next(r); a.Kind != RunStep || a.Stage != 1 {
+		t.Fatalf("after the adoption: next %s, want agent's step (web's step and gate ran before the stop)", a)
+	}
+	web := r.Status.Stages[0]
+	if web.Phase != v1alpha1.PhaseSucceeded || web.Steps[0].Phase != v1alpha1.PhaseSucceeded || web.Gates[0].Phase != v1alpha1.PhaseSucceeded {
+		t.Errorf("stage web is %s (step %s, gate %s): want it all succeeded", web.Phase, web.Steps[0].Phase, web.Gates[0].Phase)
+	}
+	if r.Status.Stage != "agent" {
+		t.Errorf("the run is at stage %q, want agent", r.Status.Stage)
 	}
 }

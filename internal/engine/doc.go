@@ -17,11 +17,14 @@
 // entered again (executors are idempotent), a succeeded step never is.
 // (Drive saves several transitions in one write where nothing touches the
 // platform between them: an action's end with the next one's start, and a
-// quick gate's start with its end.)
+// quick gate's or backup's start with its end. A step of a stage whose
+// backup is recorded starts while that write is in flight: a resumed run
+// finds the backup in the cluster and records it first; see Actor.)
 //
 // Rules:
 //   - A stage is backed up once per run attempt, before its first change; a
-//     stage whose backup is not recorded changed nothing.
+//     stage whose backup is neither recorded nor found in the cluster
+//     changed nothing.
 //   - A failed step or blocking gate fails its stage. With autoRollback the
 //     run then rolls back; without, it stops as Failed for an operator.
 //   - Rollback undoes every stage that has a backup, last stage first. A

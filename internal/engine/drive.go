@@ -48,8 +48,8 @@ type Driver struct {
 	Saver   Saver
 	Now     func() time.Time
 	Observe func(Event) // optional; called after each saved transition
-	// QuickWindow is how long a gate's start may wait unsaved for the
-	// gate to end (zero: 200 ms; see quickWindow).
+	// QuickWindow is how long a gate's or a backup's start may wait
+	// unsaved for it to end (zero: 200 ms; see quickWindow).
 	QuickWindow time.Duration
 }
 
@@ -68,11 +68,12 @@ type landed struct {
 // transition is saved before anything that follows it changes the
 // platform, or is found again on resume: a restore starts only once its
 // Begin is saved; a backup or a gate, which change nothing, and a step of
-// a stage whose backup is taken (a resumed run adopts it) while it is; and a
+// a stage whose backup is taken (a resumed run adopts it, and with it the
+// ends of the stages before: AdoptBackup) while it is; and a
 // finished action's outcome is saved with the Begin of the action it lets
 // start (one write for both, since nothing touches the cluster between
-// them), or alone when nothing starts; a gate's Begin waits a moment
-// unsaved for the gate to land, so quick gates cost no write of their
+// them), or alone when nothing starts; a gate's or a backup's Begin waits
+// a moment unsaved for it to land, so quick ones cost no write of their
 // own. Actions run one at a time, except the steps of a graph stage, which
 // run side by side as their dependencies allow; the run itself is only
 // touched here, on one goroutine, and each action gets a copy to read.
@@ -280,12 +281,14 @@ type recorder struct {
 	since     time.Time // when the first of events was recorded
 }
 
-// quickWindow is how long transitions may wait unsaved for a gate to
-// land, so one write carries both. A gate that lands within it is never
-// later for it (its outcome would have waited for that save anyway); one
-// that lands just after it can wait for the save the window put off, up
-// to one save's time. Meanwhile observers see the transitions late, and a
-// crash redoes that much.
+// quickWindow is how long transitions may wait unsaved for a gate or a
+// backup to land, so one write carries both. One that lands within it is
+// never later for it (its outcome would have waited for that save
+// anyway); one that lands just after it can wait for the save the window
+// put off, up to one save's time. Meanwhile observers see the
+// transitions late, and a crash redoes that much, but for a stage whose
+// backup landed so and whose step started: a resumed run finds that
+// backup, and with it that the stages before had succeeded (AdoptBackup).
 const quickWindow = 200 * time.Millisecond
 
 func (d *Driver) quickWindow() time.Duration {

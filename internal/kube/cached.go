@@ -10,7 +10,7 @@ import (
 
 // CachedPods returns the namespace's pods that sel matches, as the run's
 // shared informer holds them: ok is false when there is none for the
-// namespace, or its first list is not in. A wait on a workload of the
+// namespace, its first list is not in, or its watch is failing. A wait on a workload of the
 // namespace starts it (its verdict reads the pods), so a step that waited
 // for its rollout can judge the rollout's pods without a list of its own.
 // The informer may lag the API server by an event's way: what it shows
@@ -19,10 +19,8 @@ func (w *Waiter) CachedPods(ns string, sel labels.Selector) (pods []corev1.Pod, 
 	if w.cache == nil {
 		return nil, false
 	}
-	w.cache.mu.Lock()
-	si := w.cache.shared[cacheKey{gvr: podsResource, ns: ns, kind: "Pod"}]
-	w.cache.mu.Unlock()
-	if si == nil || !si.inf.HasSynced() {
+	si := w.cache.working(cacheKey{gvr: podsResource, ns: ns, kind: "Pod"})
+	if si == nil {
 		return nil, false
 	}
 	all := items[corev1.Pod](&informer{si.inf})
@@ -31,17 +29,16 @@ func (w *Waiter) CachedPods(ns string, sel labels.Selector) (pods []corev1.Pod, 
 
 // CachedMeta returns the UID and resourceVersion of the named object as
 // the run's shared informer of its resource and namespace holds it:
-// known is false when there is no such informer or its first list is not
-// in, found false when the informer does not hold the object. Like
+// known is false when there is no such informer, its first list is not
+// in or its watch is failing; found false when the informer does not
+// hold the object. Like
 // CachedPods, it is the object as it was a moment ago.
 func (w *Waiter) CachedMeta(gvr schema.GroupVersionResource, ns, name string) (uid types.UID, resourceVersion string, found, known bool) {
 	if w.cache == nil || ns == "" {
 		return "", "", false, false
 	}
-	w.cache.mu.Lock()
-	si := w.cache.shared[cacheKey{gvr: gvr, ns: ns}]
-	w.cache.mu.Unlock()
-	if si == nil || !si.inf.HasSynced() {
+	si := w.cache.working(cacheKey{gvr: gvr, ns: ns})
+	if si == nil {
 		return "", "", false, false
 	}
 	obj, exists, err := si.inf.GetStore().GetByKey(ns + "/" + name)
@@ -56,4 +53,23 @@ func (w *Waiter) CachedMeta(gvr schema.GroupVersionResource, ns, name string) (u
 		return "", "", false, false
 	}
 	return m.GetUID(), m.GetResourceVersion(), true, true
+}
+
+// working is the shared informer of key when it has one that has listed
+// and whose watch reported no error since its last event; else nil. One
+// that fails may be any age behind.
+func (c *Cache) working(key cacheKey) *sharedInformer {
+	c.mu.Lock()
+	si := c.shared[key]
+	c.mu.Unlock()
+	if si == nil || !si.inf.HasSynced() {
+		return nil
+	}
+	si.mu.Lock()
+	failing := si.lastErr != nil
+	si.mu.Unlock()
+	if failing {
+		return nil
+	}
+	return si
 }

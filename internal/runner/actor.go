@@ -104,7 +104,7 @@ func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, fresh 
 		if ref == nil {
 			continue
 		}
-		engine.AdoptBackup(r, i, ref)
+		engine.AdoptBackup(r, i, ref, time.Now())
 		then := "the run goes on from it"
 		if r.Status.Phase == v1alpha1.RunRollingBack {
 			then = "the rollback restores it"

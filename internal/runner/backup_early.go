@@ -128,7 +128,7 @@ func (a *actor) startEarlyBackup(ctx context.Context, r *v1alpha1.UpgradeRun, st
 	eb := &earlyBackup{run: string(r.UID), attempt: r.Status.Attempt, stage: stage + 1, during: stages[stage].Name, done: make(chan struct{})}
 	for {
 		cur := a.early.Load()
-		if cur != nil && cur.run == eb.run && cur.attempt == eb.attempt && cur.stage == eb.stage {
+		if cur != nil && cur.run == eb.run && cur.attempt == eb.attempt && cur.stage == eb.stage && !cur.failed() {
 			return // a step of the same stage started it
 		}
 		if a.early.CompareAndSwap(cur, eb) {
@@ -139,6 +139,18 @@ func (a *actor) startEarlyBackup(ctx context.Context, r *v1alpha1.UpgradeRun, st
 		defer close(eb.done)
 		eb.snap, eb.ref, eb.err = a.takeEarly(ctx, r, stage)
 	}()
+}
+
+// failed tells whether the early backup ended without one (cut short by
+// the end of the step that started it, say): another step of the stage
+// may start it again.
+func (eb *earlyBackup) failed() bool {
+	select {
+	case <-eb.done:
+		return eb.err != nil
+	default:
+		return false
+	}
 }
 
 // takeEarly snapshots the stage after stage and saves it unclaimed.

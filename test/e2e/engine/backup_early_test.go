@@ -140,16 +140,60 @@ func TestEarlyBackupOfAMovedObjectIsTakenAgain(t *testing.T) {
 // restores agent from it.
 func TestClaimedEarlyBackupIsAdoptedAfterAKill(t *testing.T) {
 	t.Parallel()
+	w, before, _ := killedAfterAgentsWrite(t)
+	out := w.mustExit(0, nil, "rollback", "shop-2.0.0")
+	if !strings.Contains(out.stdout+out.stderr, "taken before the run stopped") {
+		t.Errorf("the rollback does not say it found stage agent's backup:\n%s", out)
+	}
+	if got, want := w.capture().agent.Spec.Template.Spec.Containers[0].Image, before.agent.Spec.Template.Spec.Containers[0].Image; got != want {
+		t.Errorf("after the rollback agent runs %s, want %s", got, want)
+	}
+}
+
+// Killed as above, the run is applied again: it goes on with agent's
+// stage from the backup agent's step began with, and does not run web's
+// stage again (whose end the killed process had not saved): web's step
+// would otherwise write after agent's had.
+func TestResumeAfterAKillGoesOnFromTheClaimedBackup(t *testing.T) {
+	t.Parallel()
+	w, _, plan := killedAfterAgentsWrite(t)
+	killedAt := time.Now()
+	out := w.mustExit(0, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+	if !strings.Contains(out.stdout+out.stderr, "taken before the run stopped") {
+		t.Errorf("the resumed run does not say it found stage agent's backup:\n%s", out)
+	}
+	st := w.run("shop-2.0.0").Status
+	if st.Phase != v1alpha1.RunSucceeded {
+		t.Fatalf("the resumed run is %s: %s", st.Phase, st.Message)
+	}
+	if msg := st.Stages[0].Steps[0].Message; !strings.Contains(msg, "succeeded before the run stopped") {
+		t.Errorf("web's step says %q: want it recorded as succeeded before the stop", msg)
+	}
+	time.Sleep(time.Second) // let the audit log's last batch land
+	for _, e := range w.upshiftWrites() {
+		if r := e.ObjectRef; r != nil && r.Resource == "deployments" && r.Name == "web" && e.RequestReceivedTimestamp.After(killedAt) {
+			t.Errorf("the resumed run wrote deployment web again (%s %s): want web's stage left as the killed process finished it", e.Verb, e.RequestURI)
+		}
+	}
+	w.waitImages("app=agent", "agent", "example.com/shop/agent:2.0.0")
+}
+
+// killedAfterAgentsWrite applies earlyPlan with slow saves and kills it
+// right after agent's step first wrote: agent's stage began with the
+// backup taken while web's ran, claimed; the saved run shows it pending
+// and web's step still running (their ends were in the save in flight).
+func killedAfterAgentsWrite(t *testing.T) (*world, capture, string) {
 	w := newWorld(t, localcluster.Options{})
 	w.installPlatform()
 	before := w.capture()
+	plan := earlyPlan(t, "")
 	env := []string{runner.KillAfterStepWriteEnv + "=agent", runner.SlowSavesEnv + "=2s"}
-	killed := w.upshift(env, append([]string{"apply", "-f", earlyPlan(t, "")}, fastLease...)...)
+	killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if killed.code != -int(syscall.SIGKILL) {
 		t.Fatalf("want SIGKILL after agent's first write, got %s", killed)
 	}
-	if st := w.run("shop-2.0.0").Status.Stages[1]; st.Backup != nil || st.Phase != v1alpha1.PhasePending {
-		t.Fatalf("at the kill stage agent is %s with backup %v: want it pending, its backup not recorded", st.Phase, st.Backup)
+	if st := w.run("shop-2.0.0").Status.Stages; st[1].Backup != nil || st[1].Phase != v1alpha1.PhasePending || st[0].Phase == v1alpha1.PhaseSucceeded {
+		t.Fatalf("at the kill stage web is %s, stage agent %s with backup %v: want web not saved as done, agent pending without its backup recorded", st[0].Phase, st[1].Phase, st[1].Backup)
 	}
 	time.Sleep(time.Second) // let the audit log's last batch land
 	claimed := false
@@ -159,13 +203,7 @@ func TestClaimedEarlyBackupIsAdoptedAfterAKill(t *testing.T) {
 	if !claimed {
 		t.Fatalf("stage agent did not claim a backup taken early: the test would not cover that path")
 	}
-	out := w.mustExit(0, nil, "rollback", "shop-2.0.0")
-	if !strings.Contains(out.stdout+out.stderr, "taken before the run stopped") {
-		t.Errorf("the rollback does not say it found stage agent's backup:\n%s", out)
-	}
-	if got, want := w.capture().agent.Spec.Template.Spec.Containers[0].Image, before.agent.Spec.Template.Spec.Containers[0].Image; got != want {
-		t.Errorf("after the rollback agent runs %s, want %s", got, want)
-	}
+	return w, before, plan
 }
 
 // Killed while web soaks, after agent's early backup was saved but
