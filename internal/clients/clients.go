@@ -36,6 +36,8 @@ type Set struct {
 	Applier *kube.Applier
 	// Helm runs helm steps and the rollback of their releases.
 	Helm *helmx.Client
+	// Cache is the run's shared informers (WithCache); nil outside a run.
+	Cache *kube.Cache
 }
 
 // New builds the clients from a REST config. The RESTMapper caches
@@ -93,5 +95,6 @@ func (s *Set) WithCache() (*Set, func()) {
 	cp := *s
 	cp.Waiter = s.Waiter.WithCache(c)
 	cp.Applier = s.Applier.WithCache(c)
+	cp.Cache = c
 	return &cp, c.Close
 }

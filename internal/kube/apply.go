@@ -115,8 +115,12 @@ func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dry
 			body.SetNamespace("")
 		}
 		out, err = ri.Apply(ctx, ref.Name, body, metav1.ApplyOptions{FieldManager: a.manager, Force: true, DryRun: dryRun})
-		if err == nil && a.cache != nil && len(dryRun) == 0 && !ri.namespaced {
-			a.cache.wrote(ri.gvr, out)
+		if err == nil && a.cache != nil && len(dryRun) == 0 {
+			if ri.namespaced {
+				a.cache.wroteInStage(ri.gvr, out)
+			} else {
+				a.cache.wrote(ri.gvr, out)
+			}
 		}
 		if resourceVersion != "" && apierrors.IsConflict(err) {
 			return permanent{err} // the condition failed: another try cannot pass it

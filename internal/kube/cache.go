@@ -36,6 +36,10 @@ type Cache struct {
 	// written is the run's write answers of cluster-scoped objects
 	// (answers.go).
 	written map[writtenKey]*unstructured.Unstructured
+	// stageWritten and otherWriter are the current stage's write answers
+	// of namespaced objects (stagewrites.go); nil before StageBegins.
+	stageWritten map[stageKey]*unstructured.Unstructured
+	otherWriter  bool
 }
 
 // cacheKey names one shared informer. kind tells the objects' Go type

@@ -155,6 +155,7 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
 	ahead := a.ahead.take(ctx, act, string(r.UID)) // nil: the backup reads for itself
+	a.tellCache(act)
 	switch act.Kind {
 	case engine.Backup:
 		var snap *backup.Snapshot
@@ -170,6 +171,27 @@ func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 		return a.restore(ctx, r, act.Stage)
 	}
 	return engine.Outcome{}, fmt.Errorf("unknown action %s", act)
+}
+
+// tellCache tells the run's informer cache what its gates may fence on
+// (kube.Cache.StageBegins): a stage begins with its backup, and a step
+// that writes otherwise than through the Applier, or a restore, ends the
+// trust in the stage's write answers.
+func (a *actor) tellCache(act engine.Action) {
+	c := a.deps.Cache
+	if c == nil {
+		return
+	}
+	switch act.Kind {
+	case engine.Backup:
+		c.StageBegins()
+	case engine.RunStep:
+		if s := a.plan.Plan.Spec.Stages[act.Stage].Steps[act.Index]; s.Image == nil && s.Manifests == nil && s.CRDs == nil {
+			c.OtherWriter()
+		}
+	case engine.Restore:
+		c.OtherWriter()
+	}
 }
 
 // executor builds a step's executor. r is the run as the action sees it

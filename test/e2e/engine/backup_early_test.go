@@ -25,9 +25,9 @@ func earlyPlan(t *testing.T, soak string) string {
 	t.Helper()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "settings.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: \"2\"}\n")
-	gates := ""
+	gates := "    gates:\n    - ready: {apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}\n"
 	if soak != "" {
-		gates = "    gates:\n    - soak: {duration: " + soak + "}\n"
+		gates += "    - soak: {duration: " + soak + "}\n"
 	}
 	plan := filepath.Join(dir, "plan.yaml")
 	write(t, plan, `apiVersion: upshift.dev/v1alpha1
@@ -56,7 +56,8 @@ spec:
 // The backup of a stage that follows one of image steps is taken while
 // those roll out, and is the stage's backup when its turn comes: the run
 // says so, and the audit log shows it written before web's rollout ended.
-// The image steps check their pods without a list of their own.
+// The image steps check their pods, and the ready gate after one its
+// workload, without a list of their own.
 func TestNextStageIsBackedUpWhileImagesRollOut(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, localcluster.Options{})
@@ -88,10 +89,14 @@ func TestNextStageIsBackedUpWhileImagesRollOut(t *testing.T) {
 		}
 	}
 	// The image steps judged their pods from the run's informer, which
-	// their rollouts' waits read: no list of their own.
+	// their rollouts' waits read, and web's ready gate fenced on the
+	// step's write: no list of their own.
 	for _, e := range localcluster.ByUser(events, upshiftUser) {
 		if e.Verb == "list" && e.ObjectRef != nil && e.ObjectRef.Resource == "pods" && strings.Contains(e.RequestURI, "labelSelector=") {
 			t.Errorf("an image step listed its pods after its rollout (%s): want them judged from the run's informer", e.RequestURI)
+		}
+		if e.Verb == "list" && e.ObjectRef != nil && e.ObjectRef.Resource == "deployments" && strings.Contains(e.RequestURI, "fieldSelector=metadata.name%3Dweb") {
+			t.Errorf("web's ready gate listed web (%s): want it fenced on its stage's write", e.RequestURI)
 		}
 	}
 	if agentBackup.IsZero() || webRolledOut.IsZero() {

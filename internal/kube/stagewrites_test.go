@@ -1,0 +1,73 @@
+package kube
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A gate on an object its stage wrote through the Applier fences on that
+// write instead of listing: on a cache whose events arrive late it still
+// never judges the version before the write. Once a step that writes
+// otherwise started (OtherWriter), a write the Applier did not make is
+// fenced by a list again: the gate does not take the Applier's older
+// write, fully rolled out in the cache, for the object now.
+func TestGateFencesOnTheStagesWrite(t *testing.T) {
+	t.Parallel()
+	e, ctx, c, w := laggingEnv(t)
+	a := e.a.WithCache(c)
+	c.StageBegins()
+	v1, err := a.Apply(ctx, webDeployment(t, e.ns, "example.com/web:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WaitWritten(ctx, v1, time.Minute); err != nil {
+		t.Fatalf("wait for the first rollout: %v", err)
+	}
+	v2, err := a.Apply(ctx, webDeployment(t, e.ns, "example.com/web:2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.stageAnswer(deploymentsGVR, e.ns, "web") == nil {
+		t.Fatalf("the stage's write of web is not remembered")
+	}
+	if _, err := w.WaitCurrent(ctx, RefOf(v2), time.Minute); err != nil {
+		t.Fatalf("the gate after the second write: %v", err)
+	}
+	rolledOut(t, e, v2.GetGeneration())
+
+	c.OtherWriter()
+	d, err := e.cs.AppsV1().Deployments(e.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = "example.com/web:3"
+	d, err = e.cs.AppsV1().Deployments(e.ns).Update(ctx, d, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.stageAnswer(deploymentsGVR, e.ns, "web") != nil {
+		t.Fatalf("a write answer is trusted after another writer started")
+	}
+	if _, err := w.WaitCurrent(ctx, RefOf(v2), time.Minute); err != nil {
+		t.Fatalf("the gate after another writer's write: %v", err)
+	}
+	rolledOut(t, e, d.Generation)
+}
+
+var deploymentsGVR = appsv1.SchemeGroupVersion.WithResource("deployments")
+
+// rolledOut fails the test unless web's rollout of generation is done.
+func rolledOut(t *testing.T, e *applyEnv, generation int64) {
+	t.Helper()
+	d, err := e.cs.AppsV1().Deployments(e.ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status.ObservedGeneration < generation || d.Status.UpdatedReplicas != 2 || d.Status.AvailableReplicas != 2 {
+		t.Errorf("the gate returned before generation %d was rolled out: observed %d, %d updated, %d available",
+			generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.AvailableReplicas)
+	}
+}
