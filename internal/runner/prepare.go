@@ -97,6 +97,7 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 			return nil, false, err
 		}
 		out.Run = run
+		out.runs = len(all) + 1
 	case engine.StartAttempt:
 		existing.Spec.Plan = p.Plan.Spec // as written; the record's is redacted
 		if err := engine.NewAttempt(existing, time.Now()); err != nil {

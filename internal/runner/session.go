@@ -165,6 +165,11 @@ type Outcome struct {
 	// Stopped is set when the drive stopped before an end: ErrInterrupted,
 	// ErrAborted or ErrLeaseLost.
 	Stopped error
+	// runs is how many runs the cluster held once apply decided, this
+	// one included; 0 when they were not counted. Under the lease since,
+	// no other run was made: prune need not list them again to know
+	// there are too few to prune.
+	runs int
 }
 
 // acquire takes the cluster's lease for the run. seenFree: the lease was
@@ -373,7 +378,9 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 		err = drv.Drive(actCtx, run)
 	}
 	if err == nil {
-		s.prune(held.Context(), run.Name)
+		if out.runs == 0 || out.runs > s.opts.KeepRuns {
+			s.prune(held.Context(), run.Name)
+		}
 		return out, nil
 	}
 	cause := context.Cause(actCtx)
