@@ -43,14 +43,30 @@ func (c *Cache) OtherWriter() {
 }
 
 // wroteInStage remembers the answer to a write of a namespaced object,
-// unless a step of the stage writes otherwise.
+// unless a step of the stage writes otherwise. Steps of a graph stage
+// write side by side, and their answers may come in another order than
+// the server stored them: the newer version of the same object stays.
 func (c *Cache) wroteInStage(gvr schema.GroupVersionResource, answer *unstructured.Unstructured) {
+	kept := answer.DeepCopy()
+	kept.SetManagedFields(nil) // large, and no verdict reads them
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.otherWriter || c.stageWritten == nil {
 		return
 	}
-	c.stageWritten[stageKey{gvr: gvr, namespace: answer.GetNamespace(), name: answer.GetName()}] = answer
+	key := stageKey{gvr: gvr, namespace: answer.GetNamespace(), name: answer.GetName()}
+	if prev := c.stageWritten[key]; prev != nil && prev.GetUID() == kept.GetUID() {
+		was, ok1 := parseRV(prev.GetResourceVersion())
+		now, ok2 := parseRV(kept.GetResourceVersion())
+		switch {
+		case !ok1 || !ok2:
+			delete(c.stageWritten, key) // cannot tell which is newer: gates list
+			return
+		case now < was:
+			return
+		}
+	}
+	c.stageWritten[key] = kept
 }
 
 // stageAnswer is the answer to the stage's last write of the object, or

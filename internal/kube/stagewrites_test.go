@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // A gate on an object its stage wrote through the Applier fences on that
@@ -69,5 +70,29 @@ func rolledOut(t *testing.T, e *applyEnv, generation int64) {
 	if d.Status.ObservedGeneration < generation || d.Status.UpdatedReplicas != 2 || d.Status.AvailableReplicas != 2 {
 		t.Errorf("the gate returned before generation %d was rolled out: observed %d, %d updated, %d available",
 			generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.AvailableReplicas)
+	}
+}
+
+// Answers to side-by-side writes of one object may come back in another
+// order than the server stored them: the newer version stays the fence.
+func TestStageKeepsTheNewerAnswer(t *testing.T) {
+	c := NewCache(nil)
+	c.StageBegins()
+	answer := func(rv string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetNamespace("shop")
+		u.SetName("web")
+		u.SetUID("uid-1")
+		u.SetResourceVersion(rv)
+		return u
+	}
+	c.wroteInStage(deploymentsGVR, answer("101"))
+	c.wroteInStage(deploymentsGVR, answer("100"))
+	if got := c.stageAnswer(deploymentsGVR, "shop", "web"); got == nil || got.GetResourceVersion() != "101" {
+		t.Errorf("the stage's answer is %v, want version 101", got)
+	}
+	c.wroteInStage(deploymentsGVR, answer("102"))
+	if got := c.stageAnswer(deploymentsGVR, "shop", "web"); got == nil || got.GetResourceVersion() != "102" {
+		t.Errorf("the stage's answer is %v, want version 102", got)
 	}
 }
