@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -107,6 +109,7 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 					}
 				}
 			}
+			readAheadMayRead(t, f, p)
 			f.s.ReadAhead(f.ctx, p)
 			early := f.s.early
 			<-early.ahead.done
@@ -155,5 +158,25 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 				t.Errorf("the ConfigMap's metadata was read %d times; want some only when the early read was claimed", checked)
 			}
 		})
+	}
+}
+
+// readAheadMayRead waits until what ReadAhead asks before it reads holds:
+// the lease is seen released (the earlier holder's release is a write of
+// its own, which a loaded API server may answer late) and the run is not
+// there. The test is about what the read-ahead does once it reads.
+func readAheadMayRead(t *testing.T, f *fixture, p *Resolved) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		obs, err := lease.Observe(f.ctx, f.cs, f.runsNS, lease.DefaultName)
+		_, gerr := f.s.store.GetResource(f.ctx, p.Plan.Name)
+		if err == nil && obs.Free() && errors.Is(gerr, runstore.ErrNotFound) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lease is not seen released (%v, free %v) or the run's absence not confirmed (%v)", err, obs.Free(), gerr)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
