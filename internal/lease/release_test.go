@@ -1,0 +1,93 @@
+package lease
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// leaseRequests counts the requests on the Lease, by method, once
+// answered.
+type leaseRequests struct{ gets, puts atomic.Int64 }
+
+func (c *leaseRequests) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(r)
+		if strings.Contains(r.URL.Path, "/leases/") {
+			switch r.Method {
+			case http.MethodGet:
+				c.gets.Add(1)
+			case http.MethodPut:
+				c.puts.Add(1)
+			}
+		}
+		return resp, err
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Release is one update, conditional on our last write, rather than a
+// read and an update: a lease nobody else wrote is freed by it, and one
+// another process took meanwhile, unnoticed, refuses it and stays theirs.
+func TestReleaseIsOneUpdateThatSparesATakeover(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		takeOver bool
+	}{{"held to the end", false}, {"taken over unnoticed", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t)
+			count := &leaseRequests{}
+			cfg := rest.CopyConfig(f.c.RESTConfig())
+			cfg.Wrap(count.wrap)
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Renewals far apart: the takeover below happens between two.
+			c := Config{Namespace: f.ns, Duration: 30 * time.Second, RenewEvery: 5 * time.Second, Identity: alice()}
+			h, err := Acquire(f.ctx, cs, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The elector renews once right after the take (which, in a
+			// new namespace, creates the Lease); a release that cuts a
+			// renewal short reads the Lease first, as it cannot tell
+			// whether the renewal was stored.
+			for deadline := time.Now().Add(5 * time.Second); count.puts.Load() < 1; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the elector did not renew the lease it took within 5s")
+				}
+			}
+			time.Sleep(20 * time.Millisecond) // the answer noted by the lock
+			mallory := Identity{User: "mallory", Host: "elsewhere", PID: 7, Run: "other"}
+			if tt.takeOver {
+				takeOver(t, f, mallory)
+			}
+			gets, puts := count.gets.Load(), count.puts.Load()
+			h.Release()
+			if n := count.gets.Load() - gets; n != 0 {
+				t.Errorf("Release read the Lease %d times, want 0", n)
+			}
+			if n := count.puts.Load() - puts; n != 1 {
+				t.Errorf("Release updated the Lease %d times, want 1", n)
+			}
+			id, valid := holder(t, f)
+			switch {
+			case tt.takeOver && (!valid || id != mallory):
+				t.Errorf("after our Release Holder = %v (valid %v), want mallory still", id, valid)
+			case !tt.takeOver && valid:
+				t.Errorf("after Release Holder = %v, still valid", id)
+			}
+		})
+	}
+}
