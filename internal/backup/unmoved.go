@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // Unmoved tells whether every object of s is still as s holds it: the
@@ -167,6 +169,28 @@ func (c *Client) metadataOf(ctx context.Context, p *place, name string) (*metav1
 		return nil, err
 	}
 	return &m.ObjectMeta, nil
+}
+
+// MetaLookup answers an object's metadata as a cache of the caller's
+// holds it: nil when the cache holds no such object, known false when
+// the cache cannot tell (it does not watch the object's kind and
+// namespace, or is not in sync).
+type MetaLookup func(ref step.Ref) (now *metav1.ObjectMeta, known bool)
+
+// UnmovedIn is Unmoved answered by a cache instead of the API server:
+// true only when lookup knows every object of s and shows each as s
+// holds it. A cache shows the objects as they were a moment ago, so a
+// write in that moment is missed, as one just after a read would be.
+// False when it cannot tell, or shows anything else (it may also be
+// behind s's reads): the API server is asked then (Unmoved).
+func (s *Snapshot) UnmovedIn(lookup MetaLookup) bool {
+	for _, e := range s.Entries {
+		now, known := lookup(e.Ref)
+		if !known || !sameAs(e, now) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameAs tells whether now is what e holds: both absent, or the same

@@ -1,6 +1,9 @@
 package kube
 
-import "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+import (
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+)
 
 // Health is the verdict on one object (or one selector's objects).
 //
@@ -15,6 +18,11 @@ type Health struct {
 	// its log can say why (nil otherwise): a Waiter with a LogTail adds
 	// the log's last lines to the message.
 	Logs *ContainerRef
+	// Pods are the pods the verdict on one workload read (its own, from
+	// the informer the wait read): a step that checks them after the
+	// rollout starts from these rather than list them again. Nil for a
+	// verdict on several objects, or one that read none.
+	Pods []corev1.Pod
 }
 
 // ContainerRef names one container of a pod; Previous asks for the log of

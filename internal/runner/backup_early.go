@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -22,7 +23,7 @@ import (
 // turn confirms it and claims it, a resumed run does not adopt it, and a
 // Save of the stage writes over it. At that turn, the run's informers or
 // else one read of metadata tell whether every object it holds is still
-// at the version it holds (unmovedInCache, backup.Client.Unmoved); if so
+// at the version it holds (backup.Snapshot.UnmovedIn, Client.Unmoved); if so
 // it is claimed and is the stage's backup, as good as one read then. If
 // not, or if anything about it failed, the stage takes its backup as
 // usual.
@@ -180,33 +181,22 @@ func (a *actor) takeEarly(ctx context.Context, r *v1alpha1.UpgradeRun, stage int
 	return snap, ref, err
 }
 
-// unmovedInCache tells whether the run's informers, which the waits of
-// the stages before started, show every object of the snapshot at the
-// version it holds (or still absent). They show the objects as they were
-// a moment ago: a write in that moment is missed, as one just after a
-// backup's read would be. False when they do not show it all, or show
-// anything else (they may be behind the snapshot's reads): the API
-// server is asked then.
-func (a *actor) unmovedInCache(snap *backup.Snapshot) bool {
-	for _, e := range snap.Entries {
-		gvk := e.Ref.GroupVersionKind()
-		m, err := a.deps.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return false
-		}
-		uid, rv, found, known := a.deps.Waiter.CachedMeta(m.Resource, e.Ref.Namespace, e.Ref.Name)
-		switch {
-		case !known:
-			return false
-		case e.Object == nil:
-			if found {
-				return false
-			}
-		case !found || uid != e.Object.GetUID() || rv == "" || rv != e.Object.GetResourceVersion():
-			return false
-		}
+// cachedMeta looks an object up in the run's informers, which the waits
+// of the stages before started (backup.MetaLookup).
+func (a *actor) cachedMeta(ref step.Ref) (*metav1.ObjectMeta, bool) {
+	gvk := ref.GroupVersionKind()
+	m, err := a.deps.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, false
 	}
-	return true
+	uid, rv, found, known := a.deps.Waiter.CachedMeta(m.Resource, ref.Namespace, ref.Name)
+	switch {
+	case !known:
+		return nil, false
+	case !found:
+		return nil, true
+	}
+	return &metav1.ObjectMeta{UID: uid, ResourceVersion: rv}, true
 }
 
 // useEarlyBackup answers the stage's backup action with its early backup,
@@ -227,7 +217,7 @@ func (a *actor) useEarlyBackup(ctx context.Context, r *v1alpha1.UpgradeRun, stag
 	if eb.err != nil {
 		return engine.Outcome{}, false
 	}
-	if !a.unmovedInCache(eb.snap) {
+	if !eb.snap.UnmovedIn(a.cachedMeta) {
 		if unmoved, err := a.backups.Unmoved(ctx, eb.snap); err != nil || !unmoved {
 			return engine.Outcome{}, false
 		}

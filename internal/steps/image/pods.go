@@ -19,7 +19,15 @@ import (
 // every running one, not terminating, reports the wanted image for each
 // container of the step (judgePods). It returns how many pods it checked
 // and, if one does not, what is wrong.
-func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured) (checked int, mismatch string, err error) {
+//
+// judged are the pods the rollout's verdict read, from the run's
+// informer: when they show every pod the workload wants running the
+// images, a list would only say so again. Anything else is asked of the
+// API server, which may know better.
+func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured, judged []corev1.Pod) (checked int, mismatch string, err error) {
+	if n, mismatch := e.judgePods(judged); mismatch == "" && n > 0 && int64(n) >= wantedPods(w) {
+		return n, "", nil
+	}
 	raw, _, err := unstructured.NestedMap(w.Object, "spec", "selector")
 	if err != nil {
 		return 0, "", fmt.Errorf("spec.selector: %w", err)
@@ -31,15 +39,6 @@ func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured) 
 	sel, err := metav1.LabelSelectorAsSelector(&ls)
 	if err != nil {
 		return 0, "", fmt.Errorf("spec.selector: %w", err)
-	}
-	// The run's informer of the namespace's pods, which the rollout's
-	// wait read, answers first: when it shows every pod the workload
-	// wants running the images, a list would only say so again. Anything
-	// else is asked of the API server, which may know better.
-	if cached, ok := e.waiter.CachedPods(e.ref.Namespace, sel); ok {
-		if n, mismatch := e.judgePods(cached); mismatch == "" && n > 0 && int64(n) >= wantedPods(w) {
-			return n, "", nil
-		}
 	}
 	var pods *corev1.PodList
 	transient := func(err error) bool { return ctx.Err() == nil && kube.Transient(err) }
