@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
+	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -26,10 +27,16 @@ import (
 //
 // The lease is taken as soon as it is seen released, beside the reads:
 // a take is two round trips, and the runs' listing under it two more,
-// which Apply then waits for no longer. Taking it changes nothing of
-// the platform; a plan that preflight refuses gives it back (Close).
+// which Apply then waits for no longer. When the list says the plan's
+// run starts new, its sources are saved under the lease too (a Secret
+// of megabytes, written and read back: the longest write before the
+// record). None of it changes the platform, and what a run does not
+// record is undone: a plan that preflight refuses gives the lease back
+// and deletes the sources (Close), as does an Apply that starts no run
+// (its health checks failed).
 type earlyReadAhead struct {
 	plan     *Resolved
+	store    *runstore.Store
 	observed chan struct{} // closed once obs is read (or could not be)
 	obs      lease.Observation
 	ahead    *readAhead
@@ -42,8 +49,16 @@ type earlyReadAhead struct {
 	absent  bool
 	runs    []v1alpha1.UpgradeRun
 	runsErr error
+	sources *sourcesAhead // nil when not saved ahead
 	mu      sync.Mutex
 	claimed bool // Apply took held over
+}
+
+// sourcesAhead are a new run's sources being saved beside preflight.
+type sourcesAhead struct {
+	done chan struct{}
+	ref  v1alpha1.BlobRef // once done, when err is nil
+	err  error
 }
 
 // ReadAhead begins reading, and encoding, the first stage's snapshot of a
@@ -54,7 +69,7 @@ type earlyReadAhead struct {
 // process holds the lease.
 func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel), taken: make(chan struct{})}
+	e := &earlyReadAhead{plan: p, store: s.store, observed: make(chan struct{}), ahead: newReadAhead(cancel), taken: make(chan struct{})}
 	e.ahead.cached = true
 	s.early.drop()
 	s.early = e
@@ -105,9 +120,40 @@ func (e *earlyReadAhead) take(ctx context.Context, s *Session, absent bool) {
 		return
 	}
 	e.held, e.absent = held, absent
-	if absent {
-		e.runs, e.runsErr = s.store.List(held.Context())
+	if !absent {
+		return
 	}
+	e.runs, e.runsErr = s.store.List(held.Context())
+	if runs, ok := e.newRun(); ok && engine.DecideApply(nil, runs, e.plan.Digest, e.plan.SourceDigests, false).Verdict == engine.StartRun {
+		e.sources = saveSourcesAhead(held.Context(), s.store, e.plan)
+	}
+}
+
+// saveSourcesAhead saves p's sources, once packed, for its new run.
+func saveSourcesAhead(ctx context.Context, store records, p *Resolved) *sourcesAhead {
+	sa := &sourcesAhead{done: make(chan struct{})}
+	go func() {
+		defer close(sa.done)
+		packed, err := p.packedSources()
+		if err == nil {
+			sa.ref, err = store.SavePackedSources(ctx, p.Plan.Name, packed)
+		}
+		sa.err = err
+	}()
+	return sa
+}
+
+// dropSources deletes sources saved ahead that no run records, under
+// the lease that saved them: the plan's run is not there (the list
+// under the lease said so, and nothing created it since), so no record
+// names them. A failure leaves chunks no record names, which the next
+// delete of a run of this name takes.
+func dropSources(ctx context.Context, store *runstore.Store, name string, sa *sourcesAhead) {
+	if sa == nil {
+		return
+	}
+	<-sa.done
+	_ = store.DeleteSources(ctx, name)
 }
 
 // lease is the lease taken beside the reads, for Apply of p to drive
@@ -129,6 +175,7 @@ func (e *earlyReadAhead) lease(ctx context.Context, p *Resolved) *lease.Held {
 	}
 	if e.plan != p || e.held.Context().Err() != nil {
 		// Given back now: Apply's own take would wait on it.
+		dropSources(e.held.Context(), e.store, e.plan.Plan.Name, e.sources)
 		e.held.Release()
 		e.held = nil
 		return nil
@@ -142,7 +189,16 @@ func (e *earlyReadAhead) lease(ctx context.Context, p *Resolved) *lease.Held {
 // own then. Not for a run that is there: its record may have changed
 // since (an approval, an abort request), and prepare saves it.
 func (e *earlyReadAhead) listed() ([]v1alpha1.UpgradeRun, bool) {
-	if e == nil || !e.claimed || !e.absent || e.runsErr != nil {
+	if e == nil || !e.claimed {
+		return nil, false
+	}
+	return e.newRun()
+}
+
+// newRun is the runs listed under the lease, when the plan's run is not
+// among them.
+func (e *earlyReadAhead) newRun() ([]v1alpha1.UpgradeRun, bool) {
+	if !e.absent || e.runsErr != nil {
 		return nil, false
 	}
 	for _, r := range e.runs {
@@ -215,6 +271,7 @@ func (e *earlyReadAhead) drop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.held != nil && !e.claimed {
+		dropSources(e.held.Context(), e.store, e.plan.Plan.Name, e.sources)
 		e.held.Release()
 		e.held = nil
 	}

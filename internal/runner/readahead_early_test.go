@@ -193,16 +193,23 @@ func readAheadMayRead(t *testing.T, f *fixture, p *Resolved) {
 	}
 }
 
-// The lease ReadAhead takes beside preflight is given back at once when
-// no Apply uses it (preflight refused the plan: Close), and when Apply
-// runs another plan, whose run the lease's holder does not name: that
-// Apply takes it anew without waiting out the first take.
+// The lease ReadAhead takes beside preflight, and the sources it saves
+// under it for the new run, are given back at once when no run is
+// started: preflight refused the plan (Close), the plan's health checks
+// failed, or Apply runs another plan, whose run the lease's holder does
+// not name (that Apply takes the lease anew without waiting out the
+// first take).
 func TestLeaseTakenBesidePreflightIsGivenBack(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name  string
-		apply bool // Apply another plan than the one read ahead
-	}{{"preflight refused the plan", false}, {"apply runs another plan", true}} {
+		name   string
+		apply  bool
+		checks bool
+	}{
+		{name: "preflight refused the plan"},
+		{name: "the health checks failed", checks: true},
+		{name: "apply runs another plan", apply: true},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
@@ -217,15 +224,24 @@ func TestLeaseTakenBesidePreflightIsGivenBack(t *testing.T) {
 			h.Release()
 			f.configMap("settings", map[string]string{"level": "1"}, nil)
 			p := f.plan("refused", "2", "")
+			if tt.checks {
+				timeout := metav1.Duration{Duration: time.Second}
+				p.Plan.Spec.Checks = []v1alpha1.Gate{{Timeout: &timeout, Ready: &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: f.ns, Name: "missing"}}}
+			}
 			readAheadMayRead(t, f, p)
 			f.s.ReadAhead(f.ctx, p)
 			early := f.s.early
 			<-early.taken
-			if early.held == nil {
-				t.Fatal("the lease, seen released, was not taken beside the reads")
+			if early.held == nil || early.sources == nil {
+				t.Fatalf("the lease, seen released, was not taken beside the reads (%v), or the sources not saved under it (%v)", early.held, early.sources)
+			}
+			<-early.sources.done
+			if early.sources.err != nil || len(sourceSecrets(t, f)) == 0 {
+				t.Fatalf("the sources were not saved ahead: %v", early.sources.err)
 			}
 			start := time.Now()
-			if tt.apply {
+			switch {
+			case tt.apply:
 				other := f.plan("other", "3", "")
 				out, err := f.s.Apply(f.ctx, other, false)
 				if err != nil || out.Run.Status.Phase != v1alpha1.RunSucceeded {
@@ -234,13 +250,39 @@ func TestLeaseTakenBesidePreflightIsGivenBack(t *testing.T) {
 				if d := time.Since(start); d > 3*time.Second {
 					t.Errorf("apply of another plan took %s: it waited for the lease taken for the first", d)
 				}
-			} else {
+			case tt.checks:
+				if _, err := f.s.Apply(f.ctx, p, false); !errors.Is(err, ErrChecksFailed) {
+					t.Fatalf("apply with a failing check: %v, want ErrChecksFailed", err)
+				}
+			default:
 				f.s.Close()
 			}
 			if id, valid, err := lease.Holder(f.ctx, f.cs, f.runsNS, lease.DefaultName); err != nil || valid {
 				t.Fatalf("the lease is held by %v (valid %v, %v) once the session is done with it, want it free", id, valid, err)
 			}
+			if left := sourceSecrets(t, f); len(left) != 0 {
+				t.Errorf("sources of the plan no run started are left: %v", left)
+			}
+			if _, err := f.s.store.Get(f.ctx, p.Plan.Name); !errors.Is(err, runstore.ErrNotFound) {
+				t.Errorf("a run of the plan is there: %v", err)
+			}
 			f.s.Close() // twice is harmless
 		})
 	}
+}
+
+// sourceSecrets names the source chunks saved for runs named "refused".
+func sourceSecrets(t *testing.T, f *fixture) []string {
+	t.Helper()
+	list, err := f.cs.CoreV1().Secrets(f.runsNS).List(f.ctx, metav1.ListOptions{FieldSelector: "type=" + runstore.SourcesSecretType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range list.Items {
+		if strings.Contains(s.Name, "refused") {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }

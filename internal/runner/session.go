@@ -247,7 +247,13 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	var store records = s.store
 	if runs, ok := early.listed(); ok {
-		store = listedRuns{records: s.store, runs: runs}
+		listed := &listedRuns{records: s.store, runs: runs, sources: early.sources}
+		defer func() {
+			if !listed.created { // the checks failed, or another apply's refusal
+				dropSources(held.Context(), s.store, p.Plan.Name, listed.sources)
+			}
+		}()
+		store = listed
 	}
 	out, drive, err := prepare(held.Context(), store, p, retry, s.opts.Notice, checks)
 	if err != nil || !drive {
