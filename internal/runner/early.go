@@ -7,7 +7,6 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
-	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
@@ -27,13 +26,13 @@ import (
 //
 // The lease is taken as soon as it is seen released, beside the reads:
 // a take is two round trips, and the runs' listing under it two more,
-// which Apply then waits for no longer. When the list says the plan's
-// run starts new, its sources are saved under the lease too (a Secret
-// of megabytes, written and read back: the longest write before the
-// record). None of it changes the platform, and what a run does not
-// record is undone: a plan that preflight refuses gives the lease back
-// and deletes the sources (Close), as does an Apply that starts no run
-// (its health checks failed).
+// which Apply then waits for no longer. For a new run, its sources are
+// saved under the lease too (a Secret of megabytes, written and read
+// back: the longest write before the record). None of it changes the
+// platform, and what a run does not record is undone: a plan that
+// preflight refuses gives the lease back and deletes the sources
+// (Close), as does an Apply that starts no run (its health checks
+// failed, or another run is unfinished).
 type earlyReadAhead struct {
 	plan     *Resolved
 	store    *runstore.Store
@@ -123,10 +122,13 @@ func (e *earlyReadAhead) take(ctx context.Context, s *Session, absent bool) {
 	if !absent {
 		return
 	}
+	// The sources are written while the runs are listed: by the time
+	// preflight ends, both are in. If the list shows the plan's run
+	// after all, or fails, they stay (the same content is the run's
+	// own, other content a chunk of its name that its delete takes);
+	// if it shows the run would not start, they are deleted (drop).
+	e.sources = saveSourcesAhead(held.Context(), s.store, e.plan)
 	e.runs, e.runsErr = s.store.List(held.Context())
-	if runs, ok := e.newRun(); ok && engine.DecideApply(nil, runs, e.plan.Digest, e.plan.SourceDigests, false).Verdict == engine.StartRun {
-		e.sources = saveSourcesAhead(held.Context(), s.store, e.plan)
-	}
 }
 
 // saveSourcesAhead saves p's sources, once packed, for its new run.
@@ -144,10 +146,10 @@ func saveSourcesAhead(ctx context.Context, store records, p *Resolved) *sourcesA
 }
 
 // dropSources deletes sources saved ahead that no run records, under
-// the lease that saved them: the plan's run is not there (the list
-// under the lease said so, and nothing created it since), so no record
-// names them. A failure leaves chunks no record names, which the next
-// delete of a run of this name takes.
+// the lease that saved them. Only when the plan's run is not there (the
+// list under the lease said so, and nothing created it since): no
+// record names them then. A failure leaves chunks no record names,
+// which the next delete of a run of this name takes.
 func dropSources(ctx context.Context, store *runstore.Store, name string, sa *sourcesAhead) {
 	if sa == nil {
 		return
@@ -175,7 +177,7 @@ func (e *earlyReadAhead) lease(ctx context.Context, p *Resolved) *lease.Held {
 	}
 	if e.plan != p || e.held.Context().Err() != nil {
 		// Given back now: Apply's own take would wait on it.
-		dropSources(e.held.Context(), e.store, e.plan.Plan.Name, e.sources)
+		e.dropSources()
 		e.held.Release()
 		e.held = nil
 		return nil
@@ -271,8 +273,16 @@ func (e *earlyReadAhead) drop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.held != nil && !e.claimed {
-		dropSources(e.held.Context(), e.store, e.plan.Plan.Name, e.sources)
+		e.dropSources()
 		e.held.Release()
 		e.held = nil
+	}
+}
+
+// dropSources deletes the sources saved ahead, when the runs listed
+// under the lease show the plan's run is not there.
+func (e *earlyReadAhead) dropSources() {
+	if _, ok := e.newRun(); ok {
+		dropSources(e.held.Context(), e.store, e.plan.Plan.Name, e.sources)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -196,18 +197,20 @@ func readAheadMayRead(t *testing.T, f *fixture, p *Resolved) {
 // The lease ReadAhead takes beside preflight, and the sources it saves
 // under it for the new run, are given back at once when no run is
 // started: preflight refused the plan (Close), the plan's health checks
-// failed, or Apply runs another plan, whose run the lease's holder does
-// not name (that Apply takes the lease anew without waiting out the
-// first take).
+// failed, another run is unfinished, or Apply runs another plan, whose
+// run the lease's holder does not name (that Apply takes the lease anew
+// without waiting out the first take).
 func TestLeaseTakenBesidePreflightIsGivenBack(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name   string
-		apply  bool
-		checks bool
+		name       string
+		apply      bool
+		checks     bool
+		unfinished bool
 	}{
 		{name: "preflight refused the plan"},
 		{name: "the health checks failed", checks: true},
+		{name: "another run is unfinished", unfinished: true},
 		{name: "apply runs another plan", apply: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,6 +230,12 @@ func TestLeaseTakenBesidePreflightIsGivenBack(t *testing.T) {
 			if tt.checks {
 				timeout := metav1.Duration{Duration: time.Second}
 				p.Plan.Spec.Checks = []v1alpha1.Gate{{Timeout: &timeout, Ready: &v1alpha1.ReadyGate{APIVersion: "v1", Kind: "ConfigMap", Namespace: f.ns, Name: "missing"}}}
+			}
+			if tt.unfinished { // created, never started
+				other := f.plan("unfinished", "3", "")
+				if err := f.s.store.Create(f.ctx, engine.NewRun(other.Plan, other.Digest, other.SourceDigests, time.Now())); err != nil {
+					t.Fatal(err)
+				}
 			}
 			readAheadMayRead(t, f, p)
 			f.s.ReadAhead(f.ctx, p)
@@ -253,6 +262,10 @@ func TestLeaseTakenBesidePreflightIsGivenBack(t *testing.T) {
 			case tt.checks:
 				if _, err := f.s.Apply(f.ctx, p, false); !errors.Is(err, ErrChecksFailed) {
 					t.Fatalf("apply with a failing check: %v, want ErrChecksFailed", err)
+				}
+			case tt.unfinished:
+				if _, err := f.s.Apply(f.ctx, p, false); !errors.Is(err, ErrRefused) {
+					t.Fatalf("apply beside an unfinished run: %v, want ErrRefused", err)
 				}
 			default:
 				f.s.Close()
