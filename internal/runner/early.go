@@ -26,16 +26,10 @@ import (
 //
 // The lease is taken as soon as it is seen released, beside the reads:
 // a take is two round trips, and the runs' listing under it two more,
-// which Apply then waits for no longer. For a new run, its sources are
-// saved under the lease too (a Secret of megabytes, written and read
-// back: the longest write before the record). None of it changes the
-// platform, and what a run does not record is undone: a plan that
-// preflight refuses gives the lease back and deletes the sources
-// (Close), as does an Apply that starts no run (its health checks
-// failed, or another run is unfinished).
+// which Apply then waits for no longer. Taking it changes nothing of
+// the platform; a plan that preflight refuses gives it back (Close).
 type earlyReadAhead struct {
 	plan     *Resolved
-	store    *runstore.Store
 	observed chan struct{} // closed once obs is read (or could not be)
 	obs      lease.Observation
 	ahead    *readAhead
@@ -48,16 +42,8 @@ type earlyReadAhead struct {
 	absent  bool
 	runs    []v1alpha1.UpgradeRun
 	runsErr error
-	sources *sourcesAhead // nil when not saved ahead
 	mu      sync.Mutex
 	claimed bool // Apply took held over
-}
-
-// sourcesAhead are a new run's sources being saved beside preflight.
-type sourcesAhead struct {
-	done chan struct{}
-	ref  v1alpha1.BlobRef // once done, when err is nil
-	err  error
 }
 
 // ReadAhead begins reading, and encoding, the first stage's snapshot of a
@@ -68,7 +54,7 @@ type sourcesAhead struct {
 // process holds the lease.
 func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &earlyReadAhead{plan: p, store: s.store, observed: make(chan struct{}), ahead: newReadAhead(cancel), taken: make(chan struct{})}
+	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel), taken: make(chan struct{})}
 	e.ahead.cached = true
 	s.early.drop()
 	s.early = e
@@ -119,43 +105,9 @@ func (e *earlyReadAhead) take(ctx context.Context, s *Session, absent bool) {
 		return
 	}
 	e.held, e.absent = held, absent
-	if !absent {
-		return
+	if absent {
+		e.runs, e.runsErr = s.store.List(held.Context())
 	}
-	// The sources are written while the runs are listed: by the time
-	// preflight ends, both are in. If the list shows the plan's run
-	// after all, or fails, they stay (the same content is the run's
-	// own, other content a chunk of its name that its delete takes);
-	// if it shows the run would not start, they are deleted (drop).
-	e.sources = saveSourcesAhead(held.Context(), s.store, e.plan)
-	e.runs, e.runsErr = s.store.List(held.Context())
-}
-
-// saveSourcesAhead saves p's sources, once packed, for its new run.
-func saveSourcesAhead(ctx context.Context, store records, p *Resolved) *sourcesAhead {
-	sa := &sourcesAhead{done: make(chan struct{})}
-	go func() {
-		defer close(sa.done)
-		packed, err := p.packedSources()
-		if err == nil {
-			sa.ref, err = store.SavePackedSources(ctx, p.Plan.Name, packed)
-		}
-		sa.err = err
-	}()
-	return sa
-}
-
-// dropSources deletes sources saved ahead that no run records, under
-// the lease that saved them. Only when the plan's run is not there (the
-// list under the lease said so, and nothing created it since): no
-// record names them then. A failure leaves chunks no record names,
-// which the next delete of a run of this name takes.
-func dropSources(ctx context.Context, store *runstore.Store, name string, sa *sourcesAhead) {
-	if sa == nil {
-		return
-	}
-	<-sa.done
-	_ = store.DeleteSources(ctx, name)
 }
 
 // lease is the lease taken beside the reads, for Apply of p to drive
@@ -177,7 +129,6 @@ func (e *earlyReadAhead) lease(ctx context.Context, p *Resolved) *lease.Held {
 	}
 	if e.plan != p || e.held.Context().Err() != nil {
 		// Given back now: Apply's own take would wait on it.
-		e.dropSources()
 		e.held.Release()
 		e.held = nil
 		return nil
@@ -191,16 +142,7 @@ func (e *earlyReadAhead) lease(ctx context.Context, p *Resolved) *lease.Held {
 // own then. Not for a run that is there: its record may have changed
 // since (an approval, an abort request), and prepare saves it.
 func (e *earlyReadAhead) listed() ([]v1alpha1.UpgradeRun, bool) {
-	if e == nil || !e.claimed {
-		return nil, false
-	}
-	return e.newRun()
-}
-
-// newRun is the runs listed under the lease, when the plan's run is not
-// among them.
-func (e *earlyReadAhead) newRun() ([]v1alpha1.UpgradeRun, bool) {
-	if !e.absent || e.runsErr != nil {
+	if e == nil || !e.claimed || !e.absent || e.runsErr != nil {
 		return nil, false
 	}
 	for _, r := range e.runs {
@@ -273,16 +215,7 @@ func (e *earlyReadAhead) drop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.held != nil && !e.claimed {
-		e.dropSources()
 		e.held.Release()
 		e.held = nil
-	}
-}
-
-// dropSources deletes the sources saved ahead, when the runs listed
-// under the lease show the plan's run is not there.
-func (e *earlyReadAhead) dropSources() {
-	if _, ok := e.newRun(); ok {
-		dropSources(e.held.Context(), e.store, e.plan.Plan.Name, e.sources)
 	}
 }

@@ -22,37 +22,13 @@ type records interface {
 var _ records = (*runstore.Store)(nil)
 
 // listedRuns answers prepare's list with runs listed already under the
-// same lease (earlyReadAhead.listed), and its save of the sources with
-// those saved ahead, if any: then created tells whether prepare went on
-// to create the run that records them.
+// same lease (earlyReadAhead.listed).
 type listedRuns struct {
 	records
-	runs    []v1alpha1.UpgradeRun
-	sources *sourcesAhead
-	created bool
+	runs []v1alpha1.UpgradeRun
 }
 
-func (l *listedRuns) List(context.Context) ([]v1alpha1.UpgradeRun, error) { return l.runs, nil }
-
-func (l *listedRuns) SavePackedSources(ctx context.Context, name string, p *runstore.PackedSources) (v1alpha1.BlobRef, error) {
-	if l.sources != nil {
-		select {
-		case <-l.sources.done:
-		case <-ctx.Done():
-			return v1alpha1.BlobRef{}, ctx.Err()
-		}
-		if l.sources.err == nil {
-			return l.sources.ref, nil
-		}
-	}
-	return l.records.SavePackedSources(ctx, name, p) // saved ahead it failed: once more, with its error this time
-}
-
-func (l *listedRuns) Create(ctx context.Context, r *v1alpha1.UpgradeRun) error {
-	err := l.records.Create(ctx, r)
-	l.created = l.created || err == nil
-	return err
-}
+func (l listedRuns) List(context.Context) ([]v1alpha1.UpgradeRun, error) { return l.runs, nil }
 
 // prepare reads the runs saved on the cluster, decides what apply does
 // with this plan (engine.DecideApply) and records the start of what it

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -39,8 +38,7 @@ type Resolved struct {
 	// the last run that succeeded on the cluster says (engine.FromVersion).
 	From string
 	// pack is the sources packed for the run store (sources_pack.go).
-	pack     *sourcesPack
-	packOnce sync.Once
+	pack *sourcesPack
 }
 
 // SourcePath is the field path that keys a step's (main) source.

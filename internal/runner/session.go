@@ -247,13 +247,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	}
 	var store records = s.store
 	if runs, ok := early.listed(); ok {
-		listed := &listedRuns{records: s.store, runs: runs, sources: early.sources}
-		defer func() {
-			if !listed.created { // the checks failed, or another apply's refusal
-				dropSources(held.Context(), s.store, p.Plan.Name, listed.sources)
-			}
-		}()
-		store = listed
+		store = listedRuns{records: s.store, runs: runs}
 	}
 	out, drive, err := prepare(held.Context(), store, p, retry, s.opts.Notice, checks)
 	if err != nil || !drive {

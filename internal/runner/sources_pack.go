@@ -16,20 +16,20 @@ type sourcesPack struct {
 // API server. A plan that is only previewed, or whose run resumes, packs
 // for nothing, on a core that preflight leaves idle.
 func (p *Resolved) packAhead() {
-	p.packOnce.Do(func() {
-		sp := &sourcesPack{done: make(chan struct{})}
-		p.pack = sp
-		spec, sources := p.Plan.Spec, p.Sources
-		go func() {
-			defer close(sp.done)
-			sp.packed, sp.err = runstore.PackSources(spec, sources)
-		}()
-	})
+	if p.pack != nil {
+		return
+	}
+	sp := &sourcesPack{done: make(chan struct{})}
+	p.pack = sp
+	spec, sources := p.Plan.Spec, p.Sources
+	go func() {
+		defer close(sp.done)
+		sp.packed, sp.err = runstore.PackSources(spec, sources)
+	}()
 }
 
 // packedSources waits for the packed sources, packing them now if
-// nothing asked before. Safe beside packAhead: the sources are saved
-// ahead, beside preflight (earlyReadAhead).
+// nothing asked before.
 func (p *Resolved) packedSources() (*runstore.PackedSources, error) {
 	p.packAhead()
 	<-p.pack.done

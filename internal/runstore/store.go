@@ -207,14 +207,6 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	// The record first: chunks without a record are harmless leftovers
 	// (the next delete of the name takes them), a record without its
 	// sources is not.
-	return s.DeleteSources(ctx, name)
-}
-
-// DeleteSources deletes the source chunks saved for a run of this name.
-// Only for a run that is not there (the caller holds the lease and knows
-// it): sources saved ahead of a run that was then not started (its plan
-// refused), or what Delete leaves after the record.
-func (s *Store) DeleteSources(ctx context.Context, name string) error {
 	if err := s.chunks.DeleteAll(ctx, LabelRun+"="+labelValue(name)); err != nil {
 		return fmt.Errorf("delete the sources of run %s: %w", name, err)
 	}
