@@ -76,10 +76,8 @@ or aborted; apply resumes).`,
 			for _, n := range controllerOnly(p.Plan.Spec, "apply") {
 				view.notice(n)
 			}
-			// The first stage's snapshot is read, and the lease taken,
-			// while preflight runs; a refused plan gives the lease back.
+			// The first stage's snapshot is read while preflight runs.
 			sess.ReadAhead(cmd.Context(), p)
-			defer sess.Close()
 			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
 				view.stop()
 				return preflightProblems(file, errs)

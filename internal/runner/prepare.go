@@ -21,15 +21,6 @@ type records interface {
 
 var _ records = (*runstore.Store)(nil)
 
-// listedRuns answers prepare's list with runs listed already under the
-// same lease (earlyReadAhead.listed).
-type listedRuns struct {
-	records
-	runs []v1alpha1.UpgradeRun
-}
-
-func (l listedRuns) List(context.Context) ([]v1alpha1.UpgradeRun, error) { return l.runs, nil }
-
 // prepare reads the runs saved on the cluster, decides what apply does
 // with this plan (engine.DecideApply) and records the start of what it
 // decided. drive tells whether the run is to be driven on; a refusal is

@@ -175,6 +175,7 @@ type Outcome struct {
 // acquire takes the cluster's lease for the run. seenFree: the lease was
 // just seen released, so no holder is looked up for a notice.
 func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*lease.Held, error) {
+	cfg := lease.Config{Namespace: s.opts.Namespace, Duration: s.opts.LeaseDuration, RenewEvery: s.opts.LeaseRenew, Identity: lease.CurrentIdentity(run)}
 	// Seen released a moment ago, the lease is looked up no more: whoever
 	// took it since holds it for a run of their own, and Acquire's
 	// refusal names them.
@@ -183,7 +184,7 @@ func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*leas
 			s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
 		}
 	}
-	h, err := s.takeLease(ctx, run)
+	h, err := lease.Acquire(ctx, s.cs, cfg)
 	if err != nil {
 		if errors.Is(err, lease.ErrHeld) {
 			return nil, fmt.Errorf("%w: %w", ErrRefused, err)
@@ -194,21 +195,6 @@ func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*leas
 	return h, nil
 }
 
-// takeLease takes the lease for run. The fence stays shut until the
-// lease drives something (Open).
-func (s *Session) takeLease(ctx context.Context, run string) (*lease.Held, error) {
-	cfg := lease.Config{Namespace: s.opts.Namespace, Duration: s.opts.LeaseDuration, RenewEvery: s.opts.LeaseRenew, Identity: lease.CurrentIdentity(run)}
-	return lease.Acquire(ctx, s.cs, cfg)
-}
-
-// Close gives back what ReadAhead began and no Apply used: the lease it
-// took beside the reads, above all, which a plan that preflight refused
-// must not keep for its lease duration.
-func (s *Session) Close() {
-	s.early.drop()
-	s.early = nil
-}
-
 // Apply runs or resumes the plan, as engine.DecideApply rules.
 func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome, error) {
 	early := s.takeEarly(ctx)
@@ -216,14 +202,9 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held := early.lease(ctx, p)
-	if held != nil {
-		s.fence.Open(held)
-	} else {
-		var err error
-		if held, err = s.acquire(ctx, p.Plan.Name, early.leaseFree()); err != nil {
-			return nil, err
-		}
+	held, err := s.acquire(ctx, p.Plan.Name, early.leaseFree())
+	if err != nil {
+		return nil, err
 	}
 	defer held.Release()
 
@@ -245,11 +226,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 		}
 		return st, nil
 	}
-	var store records = s.store
-	if runs, ok := early.listed(); ok {
-		store = listedRuns{records: s.store, runs: runs}
-	}
-	out, drive, err := prepare(held.Context(), store, p, retry, s.opts.Notice, checks)
+	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, checks)
 	if err != nil || !drive {
 		return out, err
 	}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,21 +78,41 @@ func TestCrashBetweenAStepsWriteAndItsSave(t *testing.T) {
 	w := newWorld(t, localcluster.Options{})
 	w.installPlatform()
 	w.installCache()
-	for n, step := range []string{"crds", "settings", "migrate", "cache", "web", "gw"} {
+	const firstStep = "crds" // everyKindPlan's first
+	for n, step := range []string{firstStep, "settings", "migrate", "cache", "web", "gw"} {
 		t.Run(step, func(t *testing.T) {
 			plan := w.everyKindPlan(n)
-			killed := w.upshift([]string{runner.KillAfterStepWriteEnv + "=" + step}, append([]string{"apply", "-f", plan}, fastLease...)...)
+			env := []string{runner.KillAfterStepWriteEnv + "=" + step}
+			if step == firstStep {
+				// The run's first save held back: the kill always
+				// comes before it lands.
+				env = append(env, runner.SlowSavesEnv+"=2s")
+			}
+			killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
 			if killed.code != -9 {
 				t.Fatalf("kill after the first write of step %s: want SIGKILL, got %s", step, killed)
 			}
 			// A step starts while the save of its Begin (with its
 			// stage's backup) is in flight: the kill may come before
-			// that save lands (Pending) or after (Running).
+			// that save lands (Pending) or after (Running). For the
+			// run's first step that save is the run's first, held back
+			// here: the run is created and never started (no stages),
+			// and the next apply starts it, adopting the backup its
+			// first stage took before the step wrote.
 			atKill := w.run(fmt.Sprintf("every-%d", n))
-			if st := stepStatus(atKill, step); st == nil || st.Phase != v1alpha1.PhaseRunning && st.Phase != v1alpha1.PhasePending {
+			st := stepStatus(atKill, step)
+			switch {
+			case step == firstStep:
+				if st != nil || len(atKill.Status.Stages) != 0 {
+					t.Fatalf("at the kill, run %s has stages %+v; want none saved (its first save held back)", atKill.Name, atKill.Status.Stages)
+				}
+			case st == nil || st.Phase != v1alpha1.PhaseRunning && st.Phase != v1alpha1.PhasePending:
 				t.Fatalf("at the kill, step %s is %v; want Running or Pending (its completion not saved)", step, st)
 			}
-			w.mustExit(0, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+			resumed := w.mustExit(0, nil, append([]string{"apply", "-f", plan}, fastLease...)...)
+			if step == firstStep && !strings.Contains(resumed.stdout+resumed.stderr, "taken before the run stopped") {
+				t.Fatalf("the resumed run did not adopt the backup its first stage took before the kill:\n%s", resumed)
+			}
 
 			tag := fmt.Sprintf("2.0.%d", n)
 			w.waitImages("app=web", "app", "example.com/shop/web:"+tag)
