@@ -69,33 +69,40 @@ func (c *Cache) writtenOf(gvr schema.GroupVersionResource) []*unstructured.Unstr
 // asWritten judges a wait on cluster-scoped objects from the run's write
 // answers, as the note above says. ok is false when it cannot (not all of
 // them are known as they are now, a listing failed, nothing matches, or
-// not all are Current): the wait then goes the usual way.
-func (s *session) asWritten(gvr schema.GroupVersionResource, tweak func(*metav1.ListOptions)) (h Health, ok bool) {
+// not all are Current): the wait then goes the usual way. listed is the
+// consistent list of the objects' metadata, when it made one: the
+// informer's first list, from the API server's cache, must show them at
+// least as recent before it judges (another client's change a moment
+// ago, say).
+func (s *session) asWritten(gvr schema.GroupVersionResource, tweak func(*metav1.ListOptions)) (h Health, ok bool, listed *metav1.PartialObjectMetadataList) {
 	if s.w.cache == nil || s.w.Metadata == nil || s.t.goneUID != "" {
-		return Health{}, false
+		return Health{}, false, nil
 	}
 	known := s.w.cache.writtenOf(gvr)
 	if len(known) == 0 {
-		return Health{}, false
+		return Health{}, false, nil
 	}
 	for _, u := range known {
 		if s.t.matches(u) && !Evaluate(u, Related{}).Current() {
 			// A CRD just created, say: the informer must wait for it
 			// anyway, so the listing would be a request for nothing.
-			return Health{}, false
+			return Health{}, false, nil
 		}
 	}
 	var o metav1.ListOptions
 	tweak(&o)
 	l, err := s.w.Metadata.Resource(gvr).List(s.ctx, o) // consistent: no resourceVersion
-	if err != nil || len(l.Items) == 0 {
-		return Health{}, false
+	if err != nil {
+		return Health{}, false, nil
+	}
+	if len(l.Items) == 0 {
+		return Health{}, false, l
 	}
 	objs := make([]*unstructured.Unstructured, 0, len(l.Items))
 	for _, m := range l.Items {
 		u := s.w.cache.writtenAt(gvr, m)
 		if u == nil || readsPods(groupKind(u)) {
-			return Health{}, false
+			return Health{}, false, l
 		}
 		objs = append(objs, u)
 	}
@@ -104,11 +111,11 @@ func (s *session) asWritten(gvr schema.GroupVersionResource, tweak func(*metav1.
 	for _, u := range objs {
 		h := Evaluate(u, Related{})
 		if !h.Current() {
-			return Health{}, false // the informer waits for it, and says why
+			return Health{}, false, l // the informer waits for it, and says why
 		}
 		healths = append(healths, h)
 	}
-	return s.aggregate(healths), true
+	return s.aggregate(healths), true, l
 }
 
 // slimAnswer copies a write's answer without its managed fields and, for
@@ -117,7 +124,7 @@ func (s *session) asWritten(gvr schema.GroupVersionResource, tweak func(*metav1.
 func slimAnswer(u *unstructured.Unstructured) *unstructured.Unstructured {
 	out := make(map[string]any, len(u.Object))
 	for k, v := range u.Object {
-		if k == "spec" && groupKind(u) == "apiextensions.k8s.io/CustomResourceDefinition" {
+		if k == "spec" && groupKind(u) == crdKind {
 			out[k] = specWithoutSchemas(v)
 			continue
 		}

@@ -28,6 +28,9 @@ var podWorkloads = map[string]bool{
 	"apps/ReplicaSet":  true,
 }
 
+// crdKind keys CustomResourceDefinitions as groupKind does.
+const crdKind = "apiextensions.k8s.io/CustomResourceDefinition"
+
 // readsPods tells whether the verdict on an object of the kind reads its
 // pods (and a Deployment's ReplicaSets) besides the object itself.
 func readsPods(gk string) bool { return podWorkloads[gk] || gk == "batch/Job" }
@@ -48,6 +51,13 @@ func Evaluate(obj *unstructured.Unstructured, rel Related) Health {
 		return evaluateJob(desc, obj.Object, res, currentPods(obj, rel))
 	}
 	h := Health{Status: res.Status, Message: desc + ": " + resultMessage(res)}
+	if gk == crdKind && h.Current() && !CRDEstablished(obj) {
+		// kstatus reads the conditions, which the API server's naming
+		// controller updates a moment after spec.names changed: until
+		// the names it accepted are the spec's, the CRD is not yet what
+		// was asked for (and a clash then makes it Failed).
+		return Health{Status: status.InProgressStatus, Message: desc + ": its new names are not accepted yet"}
+	}
 	if gk == "Pod" && !h.Current() {
 		// kstatus sees a crash loop in a Running pod, not a pull error.
 		var pod corev1.Pod

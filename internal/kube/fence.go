@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -36,6 +37,24 @@ func fenceOfList(l *unstructured.UnstructuredList) *fence {
 			return nil
 		}
 		f.seen[l.Items[i].GetName()] = rv
+	}
+	return f
+}
+
+// fenceOfMeta fences on a consistent list of the wait's objects'
+// metadata (asWritten's, when it could not judge from the answers).
+func fenceOfMeta(l *metav1.PartialObjectMetadataList) *fence {
+	f := &fence{seen: map[string]uint64{}}
+	var ok bool
+	if f.listRV, ok = parseRV(l.ResourceVersion); !ok {
+		return nil
+	}
+	for i := range l.Items {
+		rv, ok := parseRV(l.Items[i].ResourceVersion)
+		if !ok {
+			return nil
+		}
+		f.seen[l.Items[i].Name] = rv
 	}
 	return f
 }

@@ -237,8 +237,12 @@ func (s *session) resolve() (Health, bool, error) {
 		return s.resolveShared(m.Resource, ns, tweak)
 	}
 	if m.Scope.Name() == meta.RESTScopeNameRoot {
-		if h, ok := s.asWritten(m.Resource, tweak); ok {
+		h, ok, listed := s.asWritten(m.Resource, tweak)
+		if ok {
 			return h, true, nil
+		}
+		if listed != nil {
+			s.fence, s.gvr, s.ns = fenceOfMeta(listed), m.Resource, ""
 		}
 	}
 	inf, err := s.start(m.Resource, ns, tweak, nil)
