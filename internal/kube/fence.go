@@ -26,35 +26,37 @@ type fence struct {
 
 // fenceOfList fences on a consistent list of the wait's objects.
 func fenceOfList(l *unstructured.UnstructuredList) *fence {
-	f := &fence{seen: map[string]uint64{}}
-	var ok bool
-	if f.listRV, ok = parseRV(l.GetResourceVersion()); !ok {
-		return nil
-	}
+	objs := make([]metav1.Object, len(l.Items))
 	for i := range l.Items {
-		rv, ok := parseRV(l.Items[i].GetResourceVersion())
-		if !ok {
-			return nil
-		}
-		f.seen[l.Items[i].GetName()] = rv
+		objs[i] = &l.Items[i]
 	}
-	return f
+	return fenceAt(l.GetResourceVersion(), objs)
 }
 
 // fenceOfMeta fences on a consistent list of the wait's objects'
 // metadata (asWritten's, when it could not judge from the answers).
 func fenceOfMeta(l *metav1.PartialObjectMetadataList) *fence {
-	f := &fence{seen: map[string]uint64{}}
+	objs := make([]metav1.Object, len(l.Items))
+	for i := range l.Items {
+		objs[i] = &l.Items[i]
+	}
+	return fenceAt(l.ResourceVersion, objs)
+}
+
+// fenceAt fences on a list's version and the versions of its objects;
+// nil when one does not parse.
+func fenceAt(listRV string, objs []metav1.Object) *fence {
+	f := &fence{seen: make(map[string]uint64, len(objs))}
 	var ok bool
-	if f.listRV, ok = parseRV(l.ResourceVersion); !ok {
+	if f.listRV, ok = parseRV(listRV); !ok {
 		return nil
 	}
-	for i := range l.Items {
-		rv, ok := parseRV(l.Items[i].ResourceVersion)
+	for _, o := range objs {
+		rv, ok := parseRV(o.GetResourceVersion())
 		if !ok {
 			return nil
 		}
-		f.seen[l.Items[i].Name] = rv
+		f.seen[o.GetName()] = rv
 	}
 	return f
 }

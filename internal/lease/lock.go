@@ -3,6 +3,7 @@ package lease
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -87,7 +88,11 @@ func (g *guardedLock) asWritten() (*rl.LeaderElectionRecord, []byte, bool) {
 		return nil, nil, false
 	}
 	rec := *g.written
-	return &rec, g.lastRaw, true
+	raw, err := json.Marshal(rec) // as client-go's LeaseLock.Get makes it
+	if err != nil {
+		return nil, nil, false
+	}
+	return &rec, raw, true
 }
 
 // release marks that Release began.
