@@ -2,6 +2,7 @@ package kube
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -23,6 +24,11 @@ type Health struct {
 	// rollout starts from these rather than list them again. Nil for a
 	// verdict on several objects, or one that read none.
 	Pods []corev1.Pod
+	// Object is the object the verdict on one workload read, shared with
+	// the informer: read it, never change it. Its status is as recent as
+	// Pods (a write's answer may predate its controller's count of the
+	// pods it wants). Nil for a verdict on several objects.
+	Object *unstructured.Unstructured
 }
 
 // ContainerRef names one container of a pod; Previous asks for the log of

@@ -147,7 +147,7 @@ func (s *session) check() (h Health, done bool, err error) {
 			return Health{}, true, err
 		}
 		h := Evaluate(o, rel)
-		h.Pods = rel.Pods
+		h.Pods, h.Object = rel.Pods, o
 		if h.Failing() && !synced {
 			// Wait for the full pod list: its message names the culprit.
 			h.Status = status.InProgressStatus

@@ -11,12 +11,13 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // The pods the rollout's verdict read settle the check when they show
-// every wanted pod running the images; otherwise the API server is asked,
-// and its answer is the verdict.
+// every pod the object it read wants running the images; otherwise the
+// API server is asked, and its answer is the verdict.
 func TestCheckPodsStartsFromThePodsTheRolloutJudged(t *testing.T) {
 	t.Parallel()
 	pod := func(name, image string) corev1.Pod {
@@ -32,17 +33,33 @@ func TestCheckPodsStartsFromThePodsTheRolloutJudged(t *testing.T) {
 		"metadata": map[string]any{"name": "web", "namespace": "demo"},
 		"spec":     map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}}},
 	}}
+	// A DaemonSet's count is in its status, which a write's answer may
+	// not have yet: the count is the judged object's.
+	daemonSet := func(status map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "DaemonSet",
+			"metadata": map[string]any{"name": "web", "namespace": "demo"},
+			"spec":     map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}}},
+			"status":   status,
+		}}
+	}
+	both := []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v2")}
 	for _, tt := range []struct {
 		name     string
-		judged   []corev1.Pod
+		written  *unstructured.Unstructured // the write's answer
+		rolled   kube.Health
 		live     []corev1.Pod // what the API server lists
 		lists    int
 		mismatch bool
 	}{
-		{"judged pods run the image", []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v2")}, nil, 0, false},
-		{"fewer judged pods than replicas", []corev1.Pod{pod("a", "web:v2")}, []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v2")}, 1, false},
-		{"a judged pod runs another image", []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v1")}, []corev1.Pod{pod("a", "web:v2"), pod("c", "web:v2")}, 1, false},
-		{"none judged, the list shows a mismatch", nil, []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v1")}, 1, true},
+		{"judged pods run the image", w, kube.Health{Object: w, Pods: both}, nil, 0, false},
+		{"fewer judged pods than replicas", w, kube.Health{Object: w, Pods: both[:1]}, both, 1, false},
+		{"a judged pod runs another image", w, kube.Health{Object: w, Pods: []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v1")}}, []corev1.Pod{pod("a", "web:v2"), pod("c", "web:v2")}, 1, false},
+		{"none judged, the list shows a mismatch", w, kube.Health{}, []corev1.Pod{pod("a", "web:v2"), pod("b", "web:v1")}, 1, true},
+		{"pods without the object they were judged with", w, kube.Health{Pods: both}, both, 1, false},
+		{"a DaemonSet's judged pods, all it wants", daemonSet(nil), kube.Health{Object: daemonSet(map[string]any{"desiredNumberScheduled": int64(2)}), Pods: both}, nil, 0, false},
+		{"a DaemonSet wanting more than were judged", daemonSet(map[string]any{"desiredNumberScheduled": int64(2)}), kube.Health{Object: daemonSet(map[string]any{"desiredNumberScheduled": int64(3)}), Pods: both}, both, 1, false},
+		{"a DaemonSet whose judged status has no count", daemonSet(nil), kube.Health{Object: daemonSet(nil), Pods: both}, both, 1, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,8 +73,8 @@ func TestCheckPodsStartsFromThePodsTheRolloutJudged(t *testing.T) {
 				lists++
 				return false, nil, nil
 			})
-			e := &Executor{ref: step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web"}, images: map[string]string{"web": "web:v2"}, pods: cs}
-			n, mismatch, err := e.checkPods(context.Background(), w, tt.judged)
+			e := &Executor{ref: step.Ref{APIVersion: "apps/v1", Kind: tt.written.GetKind(), Namespace: "demo", Name: "web"}, images: map[string]string{"web": "web:v2"}, pods: cs}
+			n, mismatch, err := e.checkPods(context.Background(), tt.written, tt.rolled)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -106,14 +106,13 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	if err != nil {
 		return b.Verdict(err)
 	}
-	judged := rolled.Pods // the pods the rollout's verdict read
 	// A rollout can be Current while the old ReplicaSet's last pods are
 	// still on their way out (scaled down, not yet marked for deletion):
 	// give them a short grace before calling a mismatch a failure.
 	grace := time.Now().Add(min(podGrace, b.Left()))
 	for {
-		n, mismatch, err := e.checkPods(b.Context(), applied, judged)
-		judged = nil // a second look asks the API server
+		n, mismatch, err := e.checkPods(b.Context(), applied, rolled)
+		rolled = kube.Health{} // a second look asks the API server
 		if err != nil {
 			return b.Verdict(fmt.Errorf("check pods of %s: %w", e.ref, err))
 		}

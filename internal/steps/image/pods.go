@@ -20,13 +20,18 @@ import (
 // container of the step (judgePods). It returns how many pods it checked
 // and, if one does not, what is wrong.
 //
-// judged are the pods the rollout's verdict read, from the run's
-// informer: when they show every pod the workload wants running the
-// images, a list would only say so again. Anything else is asked of the
-// API server, which may know better.
-func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured, judged []corev1.Pod) (checked int, mismatch string, err error) {
-	if n, mismatch := e.judgePods(judged); mismatch == "" && n > 0 && int64(n) >= wantedPods(w) {
-		return n, "", nil
+// rolled is the rollout's verdict: when the pods it read show every pod
+// the workload it read wants running the images, a list would only say
+// so again. Anything else is asked of the API server, which may know
+// better. The count comes from the object the verdict read, not from w,
+// a write's answer, whose status can predate its controller's count.
+func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured, rolled kube.Health) (checked int, mismatch string, err error) {
+	if rolled.Object != nil {
+		if n, mismatch := e.judgePods(rolled.Pods); mismatch == "" && n > 0 {
+			if want, known := wantedPods(rolled.Object); known && int64(n) >= want {
+				return n, "", nil
+			}
+		}
 	}
 	raw, _, err := unstructured.NestedMap(w.Object, "spec", "selector")
 	if err != nil {
@@ -54,21 +59,21 @@ func (e *Executor) checkPods(ctx context.Context, w *unstructured.Unstructured, 
 }
 
 // wantedPods is how many pods the workload wants running: its replicas
-// (one when unset), or for a DaemonSet the nodes it should run on, as the
-// object says; 0 when it does not say.
-func wantedPods(w *unstructured.Unstructured) int64 {
+// (one when unset), or for a DaemonSet the nodes it should run on, as its
+// status says. known is false when the object does not say.
+func wantedPods(w *unstructured.Unstructured) (n int64, known bool) {
 	if w.GetKind() == "DaemonSet" {
-		n, _, _ := unstructured.NestedInt64(w.Object, "status", "desiredNumberScheduled")
-		return n
+		n, found, err := unstructured.NestedInt64(w.Object, "status", "desiredNumberScheduled")
+		return n, found && err == nil && n > 0
 	}
 	n, found, err := unstructured.NestedInt64(w.Object, "spec", "replicas")
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	if !found {
-		return 1
+		return 1, true
 	}
-	return n
+	return n, true
 }
 
 // judgePods checks that every running pod, not terminating, reports the
