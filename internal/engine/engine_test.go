@@ -168,13 +168,15 @@ func (s *scenario) approve(t *testing.T, d *datadriven.TestData) string {
 //
 //	fail=ACTION,…   ACTION is backup:STAGE, step:STEP, gate:STAGE/INDEX or
 //	                restore:STAGE; each fails once
+//	logs=ACTION,…   the failure's message goes on with a container's last
+//	                log lines, as a crashing pod's does
 //	kill=N          the process dies right after saving transition N
 //	lose-lease=N    the lease is lost during the action begun at transition N
 //	wait=ACTION,…   the action stops the run to wait (an approval with
 //	                apply --no-wait): the drive ends, the step Running
 func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	var out strings.Builder
-	fails, slow, waits := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	fails, slow, waits, logs := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	killAt, loseAt := -1, -1
 	quiet := false
 	for _, arg := range d.CmdArgs {
@@ -193,6 +195,10 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			for _, v := range arg.Vals {
 				waits[v] = true
 			}
+		case "logs":
+			for _, v := range arg.Vals {
+				logs[v] = true
+			}
 		case "kill":
 			killAt = atoi(t, arg.Vals[0])
 		case "lose-lease":
@@ -206,7 +212,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	if quiet {
 		lines = nil
 	}
-	err := s.driveWith(r, fails, slow, waits, killAt, loseAt, lines)
+	err := s.driveWith(r, fails, slow, waits, logs, killAt, loseAt, lines)
 	switch {
 	case errors.Is(err, errKilled):
 		fmt.Fprintf(&out, "killed after saving transitions up to %d\n", s.load(t).Status.Transitions)
@@ -219,13 +225,14 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 }
 
 func (s *scenario) drive(r *v1alpha1.UpgradeRun, fails map[string]bool, killAt, loseAt int, out *strings.Builder) error {
-	return s.driveWith(r, fails, nil, nil, killAt, loseAt, out)
+	return s.driveWith(r, fails, nil, nil, nil, killAt, loseAt, out)
 }
 
 // driveWith is drive where the actions in slow run until they are
-// cancelled (a branch still working when its sibling fails), and those in
-// waits stop the run to wait.
-func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[string]bool, killAt, loseAt int, out *strings.Builder) error {
+// cancelled (a branch still working when its sibling fails), those in
+// waits stop the run to wait, and the failures of those in logs go on
+// with log lines.
+func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits, logs map[string]bool, killAt, loseAt int, out *strings.Builder) error {
 	var mu sync.Mutex // graph stages act side by side
 	actor := actorFunc(func(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error) {
 		if r.Status.Transitions == loseAt {
@@ -245,6 +252,9 @@ func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits map[stri
 		}
 		if fail {
 			o := Outcome{Message: "injected failure of " + key}
+			if logs[key] {
+				o.Message += "\nlast log lines of pod demo/x-1 container x:\n  panic: injected"
+			}
 			if a.Kind == Restore {
 				o.Rollback = &v1alpha1.Rollback{Differences: []string{"deployment demo/x: spec.replicas was 2 is 3"}}
 			}

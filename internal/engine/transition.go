@@ -212,7 +212,7 @@ func settleRollback(st *v1alpha1.RunStatus, t *metav1.MicroTime) {
 		if ss.Phase == v1alpha1.PhaseRollbackErr {
 			st.Phase = v1alpha1.RunRollbackFailed
 			st.FinishedAt = t
-			st.Message = fmt.Sprintf("%s; rolling back stage %s failed: %s", failureOf(st), ss.Name, strings.TrimPrefix(ss.Message, "rollback failed: "))
+			st.Message = withOutcome(failureOf(st), fmt.Sprintf("rolling back stage %s failed: %s", ss.Name, strings.TrimPrefix(ss.Message, "rollback failed: ")))
 			return
 		}
 	}
@@ -236,10 +236,23 @@ func settleRollback(st *v1alpha1.RunStatus, t *metav1.MicroTime) {
 	st.RollbackRequested = false
 	st.FinishedAt = t
 	if len(undone) == 0 {
-		st.Message = failureOf(st) + "; nothing needed undoing"
+		st.Message = withOutcome(failureOf(st), "nothing needed undoing")
 		return
 	}
-	st.Message = fmt.Sprintf("%s; rolled back %s; restore verified", failureOf(st), strings.Join(undone, ", "))
+	st.Message = withOutcome(failureOf(st), fmt.Sprintf("rolled back %s; restore verified", strings.Join(undone, ", ")))
+}
+
+// withOutcome is the failure that started a rollback with what the
+// rollback did, at the end of the failure's first line. A failure may go
+// on with a container's last log lines: appended after them, the outcome
+// read as one of them, and every view that shows a message's first line
+// (an event list, a condition's column) left it out.
+func withOutcome(failure, outcome string) string {
+	head, detail, multiline := strings.Cut(failure, "\n")
+	if !multiline {
+		return failure + "; " + outcome
+	}
+	return head + "; " + outcome + "\n" + detail
 }
 
 // failureOf is what stopped the run.

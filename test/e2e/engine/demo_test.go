@@ -3,6 +3,7 @@ package engine_test
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,6 +63,12 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
+	}
+	// The controller's event says what the rollback did on its first line,
+	// the line an event list shows, before the crashed container's logs.
+	rolledBack := regexp.MustCompile(`(?m)^RolledBack  run demo-2\.0\.0-controller rolled back: stage data-plane: step proxy failed: .*; rolled back data-plane, addons, schema, control-plane, crds; restore verified$`)
+	if !rolledBack.MatchString(s) {
+		t.Errorf("demo output lacks the controller's RolledBack event, outcome on its first line (%s)", rolledBack)
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", s)

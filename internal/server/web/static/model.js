@@ -178,12 +178,21 @@ export function runEvent(data) {
 }
 
 // laterMessage is what a run's message says beyond its failure: a
-// rollback's message is the failure followed by "; rolled back STAGES;
-// restore verified", which is all that is new. '' when it says nothing
-// more.
+// rollback's message is the failure with "; rolled back STAGES; restore
+// verified" at the end of its first line (the failure may go on with
+// log lines; runs saved by earlier versions have it after them), which
+// is all that is new. '' when it says nothing more.
 export function laterMessage(failure, message) {
   if (!message || message === failure) return '';
   if (failure && message.startsWith(failure)) return message.slice(failure.length).replace(/^[\s;:,]+/, '');
+  const cut = failure ? failure.indexOf('\n') : -1;
+  if (cut >= 0) {
+    const head = failure.slice(0, cut);
+    const rest = failure.slice(cut);
+    if (message.startsWith(head) && message.endsWith(rest) && message.length > failure.length) {
+      return message.slice(head.length, message.length - rest.length).replace(/^[\s;:,]+/, '');
+    }
+  }
   return message;
 }
 

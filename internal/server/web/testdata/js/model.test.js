@@ -46,7 +46,9 @@ export const tests = {
     eq(m.actionsFor({ phase: 'Running', waiting: { step: 'go' } }, 'viewer'), []);
   },
   'what a message says beyond the failure'() {
+    eq(m.laterMessage('boom\nlast log lines', 'boom; rolled back app; restore verified\nlast log lines'), 'rolled back app; restore verified');
     eq(m.laterMessage('boom\nlast log lines', 'boom\nlast log lines; rolled back app; restore verified'), 'rolled back app; restore verified');
+    eq(m.laterMessage('boom\nlast log lines', 'other\nlast log lines'), 'other\nlast log lines');
     eq(m.laterMessage('boom', 'boom'), '');
     eq(m.laterMessage('boom', ''), '');
     eq(m.laterMessage('boom', 'retrying'), 'retrying');
