@@ -19,8 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/yaml"
 
+	"github.com/upshift-dev/upshift/config/crd"
+	"github.com/upshift-dev/upshift/internal/crds"
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
@@ -58,47 +59,43 @@ func TestRunSaveCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	ax := apiextclient.NewForConfigOrDie(cfg)
-	plain := schemalessRuns(t, root, ax, "bench.upshift.dev", "spec", "status")
-	specOnly := schemalessRuns(t, root, ax, "spec.bench.upshift.dev", "spec")
+	plain := schemalessRuns(t, ax, "bench.upshift.dev", "spec", "status")
+	specOnly := schemalessRuns(t, ax, "spec.bench.upshift.dev", "spec")
 
-	create := func(r schema.GroupVersionResource, name string, spec, status any) string {
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": r.GroupVersion().String(), "kind": "UpgradeRun",
-			"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec,
-		}}
-		got, err := dc.Resource(r).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatalf("create %s %s: %v", r.Resource, name, err)
-		}
-		rv, err := save(ctx, dc, r, ns, name, got.GetResourceVersion(), "add", "/status", status)
-		if err != nil {
-			t.Fatalf("first save of %s: %v", name, err)
-		}
-		return rv
-	}
 	type record struct {
-		name string
-		gvr  schema.GroupVersionResource
-		rv   string
-		took []time.Duration
+		what         string
+		gvr          schema.GroupVersionResource
+		name         string
+		spec, status any
+		rv           string
+		took         []time.Duration
 	}
+	spec, status := run.Object["spec"], run.Object["status"]
 	records := []*record{
-		{name: "the liqo record, as stored", gvr: real},
-		{name: "the same under a CRD with no schema below spec and status", gvr: plain},
-		{name: "an empty spec, a one-field status, no schema", gvr: plain},
-		{name: "the liqo record, no schema below spec", gvr: specOnly},
+		{what: "the liqo record, as stored", gvr: real, name: "save-cost", spec: spec, status: status},
+		{what: "the same under a CRD with no schema below spec and status", gvr: plain, name: "save-cost", spec: spec, status: status},
+		{what: "an empty spec, a one-field status, no schema", gvr: plain, name: "save-cost-small", spec: map[string]any{}, status: map[string]any{"message": "m"}},
+		{what: "the liqo record, no schema below spec", gvr: specOnly, name: "save-cost", spec: spec, status: status},
 	}
-	records[0].rv = create(real, "save-cost", run.Object["spec"], run.Object["status"])
-	records[1].rv = create(plain, "save-cost", run.Object["spec"], run.Object["status"])
-	records[2].rv = create(plain, "save-cost-small", map[string]any{}, map[string]any{"message": "m"})
-	records[3].rv = create(specOnly, "save-cost", run.Object["spec"], run.Object["status"])
-	names := []string{"save-cost", "save-cost", "save-cost-small", "save-cost"}
+	for _, r := range records {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": r.gvr.GroupVersion().String(), "kind": "UpgradeRun",
+			"metadata": map[string]any{"name": r.name, "namespace": ns}, "spec": r.spec,
+		}}
+		got, err := dc.Resource(r.gvr).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create %s: %v", r.what, err)
+		}
+		if r.rv, err = save(ctx, dc, r.gvr, ns, r.name, got.GetResourceVersion(), "add", "/status", r.status); err != nil {
+			t.Fatalf("first save of %s: %v", r.what, err)
+		}
+	}
 	for i := range saveRounds + 1 {
-		for j, r := range records {
+		for _, r := range records {
 			start := time.Now()
-			rv, err := save(ctx, dc, r.gvr, ns, names[j], r.rv, "replace", "/status/message", fmt.Sprintf("save %d", i))
+			rv, err := save(ctx, dc, r.gvr, ns, r.name, r.rv, "replace", "/status/message", fmt.Sprintf("save %d", i))
 			if err != nil {
-				t.Fatalf("save %s: %v", r.name, err)
+				t.Fatalf("save %s: %v", r.what, err)
 			}
 			r.rv = rv
 			if i > 0 { // the first round warms the caches
@@ -109,7 +106,7 @@ func TestRunSaveCost(t *testing.T) {
 	base := median(records[0].took)
 	for _, r := range records {
 		m := median(r.took)
-		t.Logf("%-58s p50 %8s  p90 %8s  %.2f ×", r.name, m.Round(100*time.Microsecond), percentile(r.took, 0.9).Round(100*time.Microsecond), float64(m)/float64(base))
+		t.Logf("%-58s p50 %8s  p90 %8s  %.2f ×", r.what, m.Round(100*time.Microsecond), percentile(r.took, 0.9).Round(100*time.Microsecond), float64(m)/float64(base))
 	}
 }
 
@@ -131,45 +128,33 @@ func save(ctx context.Context, dc dynamic.Interface, r schema.GroupVersionResour
 }
 
 // schemalessRuns installs a copy of the UpgradeRun CRD in another group
-// whose spec and status keep any field, unchecked, and waits until it is
-// served.
-func schemalessRuns(t *testing.T, root string, ax apiextclient.Interface, group string, fields ...string) schema.GroupVersionResource {
+// whose fields (those named) keep anything, unchecked, and waits until it
+// is served.
+func schemalessRuns(t *testing.T, ax apiextclient.Interface, group string, fields ...string) schema.GroupVersionResource {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "config", "crd", "bases", "upshift.dev_upgraderuns.yaml"))
+	c, err := crd.Get("upgraderuns.upshift.dev")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal(b, &crd); err != nil {
-		t.Fatal(err)
-	}
-	crd.Name, crd.Spec.Group = crd.Spec.Names.Plural+"."+group, group
-	crd.Spec.Names.ShortNames, crd.Spec.Names.Categories = nil, nil
+	c.Name, c.Spec.Group = c.Spec.Names.Plural+"."+group, group
+	c.Spec.Names.ShortNames, c.Spec.Names.Categories = nil, nil
 	keep := true
-	for i := range crd.Spec.Versions {
-		props := crd.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties
+	for i := range c.Spec.Versions {
+		props := c.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties
 		for _, f := range fields {
 			props[f] = apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &keep}
 		}
 	}
 	ctx := context.Background()
-	if _, err := ax.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
+	if _, err := ax.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got, err := ax.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
+		got, err := ax.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, c.Name, metav1.GetOptions{})
+		return err == nil && crds.Established(got), err
 	})
 	if err != nil {
-		t.Fatalf("CRD %s not established: %v", crd.Name, err)
+		t.Fatalf("CRD %s not established: %v", c.Name, err)
 	}
-	return schema.GroupVersionResource{Group: group, Version: crd.Spec.Versions[0].Name, Resource: crd.Spec.Names.Plural}
+	return schema.GroupVersionResource{Group: group, Version: c.Spec.Versions[0].Name, Resource: c.Spec.Names.Plural}
 }
