@@ -82,6 +82,7 @@ type ClusterVersionSpec struct {
 	// rights.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// Suspend stops starting operations; those in flight are followed to
 	// their end. False again goes on.

@@ -57,6 +57,7 @@ type UpgradePlanSpec struct {
 	// given.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// Suspend, when true, tells the controller not to start the plan's
 	// run nor move it on, as Flux's spec.suspend. The CLI accepts it and

@@ -64,6 +64,7 @@ type PlatformUpgradeSpec struct {
 	// ServiceAccount, never the controller's own rights.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// Suspend stops the upgrade where it is (the running hop saved as
 	// interrupted); false again goes on.

@@ -1,6 +1,9 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
 
 // RunKind names a run record.
 const RunKind = "UpgradeRun"
@@ -40,6 +43,20 @@ type UpgradeRunList struct {
 
 // UpgradeRunSpec is the plan as it was resolved when the run started.
 type UpgradeRunSpec struct {
+	// PlanNamespace is the namespace of the plan the run runs (its
+	// UpgradePlan's; its PlatformUpgrade's for a hop); empty for a plan
+	// applied from a file that names none. With the plan's name it keys
+	// the run: runs are named <planNamespace>.<plan name> (engine.RunName),
+	// so same-named plans of two namespaces never share a run.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	PlanNamespace string `json:"planNamespace,omitempty"`
+	// Owner is the resource that started the run, the only one that may
+	// act on it through the controller: its UpgradePlan, or the
+	// PlatformUpgrade whose hop it is. Absent for a run the CLI or the
+	// wizard started. Written once, with the spec.
+	// +optional
+	Owner *RunOwner `json:"owner,omitempty"`
 	// Plan is the plan redacted for display: every inline source is
 	// replaced by its size and digest, every Helm value hidden (the keys
 	// stay), and URLs lose their credentials. Spec.Sources holds the plan
@@ -68,6 +85,27 @@ type UpgradeRunSpec struct {
 	// in the record's Secret.
 	// +optional
 	Sources *BlobRef `json:"sources,omitempty"`
+}
+
+// RunOwner names the resource a run belongs to.
+type RunOwner struct {
+	// Kind is UpgradePlan or PlatformUpgrade.
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// UID is the owner's metadata.uid when it started the run.
+	UID types.UID `json:"uid"`
+}
+
+// String is the form messages use: "UpgradePlan team-a/web".
+func (o *RunOwner) String() string {
+	if o == nil {
+		return "the CLI or the wizard"
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
 // BlobRef locates a blob kept as content-addressed, immutable chunk

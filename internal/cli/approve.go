@@ -10,8 +10,9 @@ import (
 
 func newApproveCommand(kf *kubeFlags) *cobra.Command {
 	var stepName string
+	var ref runRef
 	cmd := &cobra.Command{
-		Use:   "approve NAME [--step STEP]",
+		Use:   "approve NAME [--step STEP] [-n NAMESPACE]",
 		Short: "Approve the approval step a run waits at",
 		Long: `Record your approval of the approval step the run waits at now. A waiting
 apply goes on at once; a run stopped with --no-wait goes on at the next apply.
@@ -28,18 +29,23 @@ given), or the step already passed or is already approved.`,
 			if err != nil {
 				return err
 			}
-			a, err := sess.Approve(cmd.Context(), args[0], stepName)
+			name, err := ref.resolve(cmd.Context(), sess, args[0])
 			if err != nil {
-				return withApprovalHint(err, args[0])
+				return err
+			}
+			a, err := sess.Approve(cmd.Context(), name, stepName)
+			if err != nil {
+				return withApprovalHint(err, name)
 			}
 			if a.Ahead {
-				fmt.Fprintf(cmd.OutOrStdout(), "pre-approved step %s of run %s; the run will not stop there\n", a.Step, args[0])
+				fmt.Fprintf(cmd.OutOrStdout(), "pre-approved step %s of run %s; the run will not stop there\n", a.Step, name)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "approved step %s of run %s\n", a.Step, args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "approved step %s of run %s\n", a.Step, name)
 			return nil
 		},
 	}
+	ref.add(cmd)
 	cmd.Flags().StringVar(&stepName, "step", "", "the approval step to approve: the one the run waits at, or one ahead (default: the one the run waits at)")
 	return cmd
 }

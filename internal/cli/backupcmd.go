@@ -52,8 +52,9 @@ func newBackupListCommand(kf *kubeFlags) *cobra.Command {
 
 func newBackupShowCommand(kf *kubeFlags) *cobra.Command {
 	var output, stage string
+	var ref runRef
 	cmd := &cobra.Command{
-		Use:   "show RUN [--stage STAGE]",
+		Use:   "show RUN [--stage STAGE] [-n NAMESPACE]",
 		Short: "Show the objects a run's backups hold (Secret values redacted)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,9 +62,13 @@ func newBackupShowCommand(kf *kubeFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			run, err := sess.Store().Get(cmd.Context(), args[0])
+			name, err := ref.resolve(cmd.Context(), sess, args[0])
 			if err != nil {
-				return fmt.Errorf("run %s: %w", args[0], err)
+				return err
+			}
+			run, err := sess.Store().Get(cmd.Context(), name)
+			if err != nil {
+				return fmt.Errorf("run %s: %w", name, err)
 			}
 			type shown struct {
 				Stage   string                       `json:"stage"`
@@ -98,5 +103,6 @@ func newBackupShowCommand(kf *kubeFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml (default yaml)")
 	cmd.Flags().StringVar(&stage, "stage", "", "only this stage")
+	ref.add(cmd)
 	return cmd
 }

@@ -14,8 +14,9 @@ import (
 
 func newReportCommand(kf *kubeFlags) *cobra.Command {
 	var output string
+	var ref runRef
 	cmd := &cobra.Command{
-		Use:   "report NAME [NAME...]",
+		Use:   "report NAME [NAME...] [-n NAMESPACE]",
 		Short: "Report what a run did, or the runs of a multi-hop upgrade in order: Markdown, JSON or YAML",
 		Long: `Report what a run did, from its record (the UpgradeRun saved after every
 transition, by the CLI and the controller alike): the version it started from
@@ -49,6 +50,9 @@ every output.`,
 			}
 			var runs []*v1alpha1.UpgradeRun
 			for _, name := range args {
+				if name, err = ref.resolve(cmd.Context(), sess, name); err != nil {
+					return err
+				}
 				run, err := sess.Store().Get(cmd.Context(), name)
 				if errors.Is(err, runstore.ErrNotFound) {
 					return fmt.Errorf("no run named %q in namespace %s (upshift history lists them)", name, sess.Store().Namespace())

@@ -14,8 +14,9 @@ import (
 // acts on the saved run and prints where it ends.
 func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Session, *cobra.Command, string) (*runner.Outcome, error), forRollback bool) *cobra.Command {
 	var rf runFlags
+	var ref runRef
 	cmd := &cobra.Command{
-		Use:   use + " NAME",
+		Use:   use + " NAME [-n NAMESPACE]",
 		Short: short,
 		Long:  long,
 		Args:  cobra.ExactArgs(1),
@@ -28,10 +29,14 @@ func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Sess
 				return err
 			}
 			defer view.stop()
-			out, err := act(sess, cmd, args[0])
+			name, err := ref.resolve(cmd.Context(), sess, args[0])
+			if err != nil {
+				return err
+			}
+			out, err := act(sess, cmd, name)
 			view.stop()
 			if errors.Is(err, runstore.ErrNotFound) {
-				return fmt.Errorf("no run named %q on this cluster (upshift history lists them)", args[0])
+				return fmt.Errorf("no run named %q on this cluster (upshift history lists them)", name)
 			}
 			if err != nil {
 				return err
@@ -40,6 +45,7 @@ func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Sess
 		},
 	}
 	rf.add(cmd)
+	ref.add(cmd)
 	return cmd
 }
 

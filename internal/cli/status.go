@@ -16,8 +16,9 @@ import (
 
 func newStatusCommand(kf *kubeFlags) *cobra.Command {
 	var output string
+	var ref runRef
 	cmd := &cobra.Command{
-		Use:   "status [NAME]",
+		Use:   "status [NAME [-n NAMESPACE]]",
 		Short: "Show a run (default: the latest) with its stages, steps, gates and backups",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -31,9 +32,13 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 			ctx := cmd.Context()
 			var run *v1alpha1.UpgradeRun
 			if len(args) == 1 {
-				run, err = sess.Store().Get(ctx, args[0])
+				name, err := ref.resolve(ctx, sess, args[0])
+				if err != nil {
+					return err
+				}
+				run, err = sess.Store().Get(ctx, name)
 				if errors.Is(err, runstore.ErrNotFound) {
-					return fmt.Errorf("no run named %q on this cluster (upshift history lists them)", args[0])
+					return fmt.Errorf("no run named %q on this cluster (upshift history lists them)", name)
 				}
 			} else {
 				run, err = latest(cmd, sess)
@@ -66,6 +71,7 @@ func newStatusCommand(kf *kubeFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+	ref.add(cmd)
 	return cmd
 }
 

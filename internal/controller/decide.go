@@ -69,6 +69,10 @@ type Observed struct {
 	Suspend            bool
 	// Run is the plan's run record; nil before the plan ever ran.
 	Run *v1alpha1.UpgradeRun
+	// Pruned: the plan's status records a finished run at this
+	// generation, and that run is gone (--keep-runs pruned it, or an
+	// operator deleted it). The outcome stays in the status.
+	Pruned bool
 	// Driving: this process drives the plan's run now.
 	Driving bool
 	// Blocked is the last attempt that could not start, if any.
@@ -119,14 +123,17 @@ const (
 //  3. A drive runs: wait for it.
 //  4. A blocked start at this generation waits out its backoff (invalid
 //     and refused plans wait for an edit).
-//  5. No run yet, or a run on the move (pending, running, rolling back:
+//  5. A finished run of this generation pruned: wait. A plan is applied
+//     at most once per generation, so a GitOps repository that keeps
+//     more finished plans than --keep-runs never runs one again.
+//  6. No run yet, or a run on the move (pending, running, rolling back:
 //     a drive stopped by a restart or a suspend): apply, which resumes it.
 //     A run that failed, was aborted or whose rollback failed waits for
 //     an operator's request, as with the CLI.
-//  6. A finished run's plan edited since it was last reconciled: apply,
+//  7. A finished run's plan edited since it was last reconciled: apply,
 //     which either finds nothing to do or refuses the changed content.
-//     (An edit is no request: a stopped run still waits, rule 5.)
-//  7. Otherwise wait: the run is finished, or stopped for an operator.
+//     (An edit is no request: a stopped run still waits, rule 6.)
+//  8. Otherwise wait: the run is finished, or stopped for an operator.
 func Decide(o Observed) Decision {
 	for _, req := range o.Requests {
 		if d, ok := answer(o, req); ok {
@@ -151,6 +158,8 @@ func Decide(o Observed) Decision {
 		return Decision{Act: Apply, Why: "trying a blocked start again: " + b.Reason}
 	}
 	switch {
+	case o.Run == nil && o.Pruned:
+		return Decision{Act: Wait, Why: "the plan's finished run was pruned: a plan is applied once per generation"}
 	case o.Run == nil:
 		return Decision{Act: Apply, Why: "no run yet"}
 	case moving(o.Run):

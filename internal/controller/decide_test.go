@@ -127,6 +127,8 @@ func TestDecide(t *testing.T) {
 
 		// 5. No run yet, or a run on the move: apply.
 		{"no run yet", Observed{Generation: 1}, want{act: Apply}},
+		{"a finished run of this generation pruned", Observed{Generation: 1, Pruned: true}, want{act: Wait}},
+		{"pruned, then the plan edited", Observed{Generation: 2, ObservedGeneration: 1}, want{act: Apply}},
 		{"pending", Observed{Generation: 1, ObservedGeneration: 1, Run: runIn(v1alpha1.RunPending)}, want{act: Apply}},
 		{"phase not saved yet", Observed{Generation: 1, ObservedGeneration: 1, Run: runIn("")}, want{act: Apply}},
 		{"running", Observed{Generation: 1, ObservedGeneration: 1, Run: runIn(v1alpha1.RunRunning)}, want{act: Apply}},

@@ -56,12 +56,17 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 			r.recorder.Event(p, corev1.EventTypeWarning, reason, clip(msg))
 		}
 	}
+	if why := r.self.refusal(v1alpha1.PlanKind, p.Namespace, p.Spec.ServiceAccountName, "spec.serviceAccountName"); why != "" {
+		block(v1alpha1.ReasonInvalid, why)
+		return
+	}
 	before := v1alpha1.RunPending
 	if run := d.lastRun(); run != nil {
 		before = phaseOf(run)
 	}
 	opts := r.runner
 	opts.PlanConfig = planConfig(r.config, p)
+	opts.Owner = planOwner(p)
 	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
 	opts.Observe = func(e engine.Event) {
 		for _, n := range NotesFor(e, before) {
@@ -87,9 +92,9 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 		}
 		out, err = sess.Apply(ctx, resolved, d.act == ApplyRetry)
 	case RetryStep:
-		out, err = sess.Retry(ctx, p.Name)
+		out, err = sess.Retry(ctx, engine.RunOf(p))
 	case Rollback:
-		out, err = sess.Rollback(ctx, p.Name)
+		out, err = sess.Rollback(ctx, engine.RunOf(p))
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -15,7 +15,7 @@ import (
 // newRun is a run as the engine starts it, of a plan of three stages:
 // crds (a step and a gate), hold (an approval), data-plane (two steps).
 func newRun(autoRollback bool) *v1alpha1.UpgradeRun {
-	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo-1.1.0", Namespace: "upgrades"}}
+	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo-1.1.0"}} // a plan file's: its run is named demo-1.1.0
 	p.Spec = v1alpha1.UpgradePlanSpec{Version: "1.1.0", AutoRollback: &autoRollback, Stages: []v1alpha1.Stage{
 		{Name: "crds", Steps: []v1alpha1.Step{{Name: "crds", CRDs: &v1alpha1.CRDsStep{}}},
 			Gates: []v1alpha1.Gate{{Ready: &v1alpha1.ReadyGate{Kind: "Deployment", Namespace: "web", Name: "web"}}}},

@@ -42,6 +42,8 @@ type PluginDialer func(ctx context.Context, ep PluginEndpoint) (fleet.Plugin, er
 // fleet.Step (ask about the operations in flight, read, decide, call,
 // record), its status saved as a patch of what changed.
 type FleetReconciler struct {
+	// self is what no fleet may borrow (self.go).
+	self     self
 	client   client.Client
 	reader   client.Reader
 	recorder record.EventRecorder
@@ -119,6 +121,9 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	sp, err := fleet.Compile(cv.Spec)
 	if err == nil {
 		err = validateMember(cv)
+	}
+	if why := r.self.refusal(v1alpha1.ClusterVersionKind, cv.Namespace, cv.Spec.ServiceAccountName, "spec.serviceAccountName"); err == nil && why != "" {
+		err = errors.New(why)
 	}
 	if err != nil {
 		r.invalid(cv, fs, status, err)

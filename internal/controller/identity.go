@@ -1,6 +1,9 @@
 package controller
 
 import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -47,4 +50,25 @@ func impersonating(base *rest.Config, user string) *rest.Config {
 	c := rest.CopyConfig(base)
 	c.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return c
+}
+
+// ownerOf is the owner recorded in the runs a plan starts. The UID is
+// not compared (engine.OwnedBy): a plan re-created under its name in its
+// namespace goes on with its run.
+func ownerOf(key types.NamespacedName) *v1alpha1.RunOwner {
+	return &v1alpha1.RunOwner{Kind: v1alpha1.PlanKind, Namespace: key.Namespace, Name: key.Name}
+}
+
+// planOwner is ownerOf with the plan's UID, for the runs it starts.
+func planOwner(p *v1alpha1.UpgradePlan) *v1alpha1.RunOwner {
+	o := ownerOf(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+	o.UID = p.UID
+	return o
+}
+
+// approverOf is who an approval made through a plan's annotation is
+// recorded as approved by: the plan it came from, never the controller
+// process (whoever may annotate the plan may approve its run).
+func approverOf(kind, namespace, name string) string {
+	return fmt.Sprintf("%s %s/%s (annotation %s)", kind, namespace, name, v1alpha1.AnnotationApprove)
 }

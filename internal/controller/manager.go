@@ -66,6 +66,9 @@ type Options struct {
 	// plugins (nil: ClusterVersions are not reconciled).
 	Fleet   FleetOptions
 	Plugins PluginDialer
+
+	// self is the controller's own standing, told at start.
+	self self
 }
 
 // DefaultLeaderElectionID names the leader-election Lease.
@@ -148,10 +151,16 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return fmt.Errorf("start the controller manager: %w", err)
 	}
 	o.Runner.Namespace = o.Namespace
+	me, err := whoAmI(ctx, cfg)
+	if err != nil {
+		log.Error(err, "resources in the controller's namespace are refused; one naming its ServiceAccount from elsewhere cannot be told")
+	}
+	o.self = self{namespace: o.Namespace, user: me}
 	r, err := NewReconciler(mgr.GetClient(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("drive"), o.Runner)
 	if err != nil {
 		return err
 	}
+	r.self = o.self
 	if err := mgr.Add(r); err != nil {
 		return err
 	}
@@ -233,6 +242,7 @@ func addPlatformController(mgr ctrl.Manager, cfg *rest.Config, o Options, log lo
 	if err != nil {
 		return err
 	}
+	r.self = o.self
 	if err := mgr.Add(r); err != nil {
 		return err
 	}
@@ -265,6 +275,7 @@ func addFleetController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.
 	fo := o.Fleet
 	fo.Runner = o.Runner // member runs keep their records where plans' runs do, on each member
 	r := NewFleetReconciler(mgr.GetClient(), mgr.GetAPIReader(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("fleet"), o.Plugins, fo)
+	r.self = o.self
 	if err := mgr.Add(r.waits); err != nil {
 		return err
 	}

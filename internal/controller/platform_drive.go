@@ -82,6 +82,10 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 			r.recorder.Event(pu, corev1.EventTypeWarning, reason, clip(msg))
 		}
 	}
+	if why := r.self.refusal(v1alpha1.PlatformUpgradeKind, pu.Namespace, pu.Spec.ServiceAccountName, "spec.serviceAccountName"); why != "" {
+		block(v1alpha1.ReasonInvalid, why)
+		return
+	}
 	target, err := semver.NewVersion(pu.Spec.TargetVersion)
 	if err != nil {
 		block(v1alpha1.ReasonInvalid, fmt.Sprintf("spec.targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", pu.Spec.TargetVersion))
@@ -121,6 +125,7 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 	}
 	opts := r.runner
 	opts.PlanConfig = cfg
+	opts.Owner = &v1alpha1.RunOwner{Kind: v1alpha1.PlatformUpgradeKind, Namespace: pu.Namespace, Name: pu.Name, UID: pu.UID}
 	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
 	before := v1alpha1.RunPending
 	opts.Observe = func(e engine.Event) {

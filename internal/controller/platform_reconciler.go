@@ -36,6 +36,8 @@ type PlatformReconciler struct {
 	drives *platformDrives
 	drivers
 	answered answered
+	// self is what no upgrade may borrow (self.go).
+	self self
 }
 
 // NewPlatformReconciler builds a PlatformReconciler over the manager's
@@ -139,7 +141,8 @@ func (r *PlatformReconciler) approve(pu *v1alpha1.PlatformUpgrade, st *v1alpha1.
 	if driving && d.runName() != "" {
 		refusal = ""
 		stepName, _, _ := strings.Cut(value, "@")
-		if _, err := r.session.Approve(r.base, d.runName(), stepName); err != nil {
+		who := approverOf(v1alpha1.PlatformUpgradeKind, pu.Namespace, pu.Name)
+		if _, err := r.session.ApproveAs(r.base, d.runName(), stepName, who); err != nil {
 			refusal = err.Error()
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/metrics"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
@@ -42,6 +43,8 @@ type Reconciler struct {
 	drives *drives
 	drivers
 	answered answered
+	// self is what no plan may borrow (self.go).
+	self self
 }
 
 // NewReconciler builds a Reconciler over the manager's client.
@@ -71,15 +74,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, err
 	}
-	run, err := r.runOf(ctx, key, plan.Name)
+	run, err := r.runOf(ctx, key)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	pruned := run == nil && wasApplied(plan)
 	dec := Decide(Observed{
 		Generation:         plan.Generation,
 		ObservedGeneration: plan.Status.ObservedGeneration,
 		Suspend:            plan.Spec.Suspend,
 		Run:                run,
+		Pruned:             pruned,
 		Driving:            r.drives.get(key) != nil,
 		Blocked:            r.blockedOf(key, plan),
 		Requests:           PendingRequests(plan.Annotations, r.answered.with(plan.UID, plan.Status.HandledActions)),
@@ -92,14 +97,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case Stop:
 		r.drives.stop(key)
 	case Approve:
-		refusal = r.approve(ctx, run.Name, dec.Step)
+		refusal = r.approve(ctx, run.Name, dec.Step, approverOf(v1alpha1.PlanKind, plan.Namespace, plan.Name))
 	case Abort:
 		refusal = r.abort(ctx, run.Name)
 	case Apply, ApplyRetry, RetryStep, Rollback:
 		r.startDrive(plan, dec.Act, run)
 	}
 	if dec.Act == Stop || dec.Act == Approve || dec.Act == Abort {
-		if run, err = r.runOf(ctx, key, plan.Name); err != nil {
+		if run, err = r.runOf(ctx, key); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -117,7 +122,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			r.recorder.Event(plan, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s", h.Annotation, h.Value))))
 		}
 	}
-	Project(status, r.observedGeneration(key, plan), run, plan.Spec.Suspend, r.blockedOf(key, plan), metav1.Now())
+	if !pruned || dec.Act != Wait {
+		Project(status, r.observedGeneration(key, plan), run, plan.Spec.Suspend, r.blockedOf(key, plan), metav1.Now())
+	}
 	if run != nil {
 		metrics.SetRun(run.Name, phaseOf(run))
 	}
@@ -136,6 +143,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return res, nil
 }
 
+// wasApplied tells whether the plan's status records a finished run at
+// its generation: its outcome, kept after the run is pruned.
+func wasApplied(p *v1alpha1.UpgradePlan) bool {
+	st := &p.Status
+	return st.Run != "" && st.Phase.Finished() && st.ObservedGeneration == p.Generation
+}
+
 // observedGeneration is the generation the status describes: the plan's,
 // unless a drive still runs an older one (an edit made mid-run is looked
 // at once that drive ends: kstatus shows the plan in progress meanwhile).
@@ -147,19 +161,25 @@ func (r *Reconciler) observedGeneration(key types.NamespacedName, plan *v1alpha1
 }
 
 // runOf is the plan's run: as the drive last saved it, else as stored;
-// nil when the plan never ran.
-func (r *Reconciler) runOf(ctx context.Context, key types.NamespacedName, name string) (*v1alpha1.UpgradeRun, error) {
+// nil when the plan never ran, or when the run under its name is not its
+// own (engine.OwnedBy).
+func (r *Reconciler) runOf(ctx context.Context, key types.NamespacedName) (*v1alpha1.UpgradeRun, error) {
 	if d := r.drives.get(key); d != nil {
 		if run := d.lastRun(); run != nil {
 			return run, nil
 		}
 	}
+	name := engine.RunName(key.Namespace, key.Name)
 	run, err := r.session.Store().Get(ctx, name)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read run %s: %w", name, err)
+	}
+	if !engine.OwnedBy(run, ownerOf(key)) {
+		// Not this plan's: it sees none of it (apply says whose it is).
+		return nil, nil
 	}
 	return run, nil
 }
@@ -173,9 +193,10 @@ func (r *Reconciler) blockedOf(key types.NamespacedName, plan *v1alpha1.UpgradeP
 	return BlockedFromStatus(&plan.Status)
 }
 
-// approve records an approval in the run; it returns why not, or "".
-func (r *Reconciler) approve(ctx context.Context, run, step string) string {
-	if _, err := r.session.Approve(ctx, run, step); err != nil {
+// approve records an approval in the run, as approved by who; it
+// returns why not, or "".
+func (r *Reconciler) approve(ctx context.Context, run, step, who string) string {
+	if _, err := r.session.ApproveAs(ctx, run, step, who); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -190,19 +211,14 @@ func (r *Reconciler) abort(ctx context.Context, run string) string {
 	return ""
 }
 
-// plansOfRun maps a run to the plans it records: a run is named after its
-// plan, and plans of one name in several namespaces share it.
-func (r *Reconciler) plansOfRun(ctx context.Context, run client.Object) []ctrl.Request {
-	var plans v1alpha1.UpgradePlanList
-	if err := r.client.List(ctx, &plans); err != nil {
-		r.log.Error(err, "list plans for run", "run", run.GetName())
+// plansOfRun maps a run to the plan it belongs to: its recorded owner.
+// A run no UpgradePlan owns (a CLI run, a PlatformUpgrade's hop) wakes
+// none; a plan blocked behind it is tried again on its backoff.
+func (r *Reconciler) plansOfRun(_ context.Context, obj client.Object) []ctrl.Request {
+	run, ok := obj.(*v1alpha1.UpgradeRun)
+	if !ok || run.Spec.Owner == nil || run.Spec.Owner.Kind != v1alpha1.PlanKind {
 		return nil
 	}
-	var out []ctrl.Request
-	for _, p := range plans.Items {
-		if p.Name == run.GetName() {
-			out = append(out, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
-		}
-	}
-	return out
+	o := run.Spec.Owner
+	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}}}
 }

@@ -19,8 +19,8 @@ var ErrNotAllowed = errors.New("not allowed in this phase")
 func NewRun(p *v1alpha1.UpgradePlan, digest string, sources map[string]string, now time.Time) *v1alpha1.UpgradeRun {
 	r := &v1alpha1.UpgradeRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.RunKind},
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name},
-		Spec:       v1alpha1.UpgradeRunSpec{Plan: p.Spec, PlanDigest: digest, SourceDigests: sources},
+		ObjectMeta: metav1.ObjectMeta{Name: RunOf(p)},
+		Spec:       v1alpha1.UpgradeRunSpec{Plan: p.Spec, PlanNamespace: p.Namespace, PlanDigest: digest, SourceDigests: sources},
 	}
 	startAttempt(r, now)
 	return r

@@ -217,7 +217,7 @@ func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
 		Attempt: attemptOf(r),
 		Waits:   wait.Options{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
-		Run:     a.plan.Plan.Name, // a run is named after its plan
+		Run:     a.plan.RunName(),
 		Runs:    a.runs,
 	}
 	if r != nil && r.Status.Stages[stage].Steps[i].StartedAt != nil {
@@ -229,7 +229,7 @@ func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 // approvals reads a step's approval from the saved run: operators write
 // it there (upshift approve) while this process drives the run.
 func (a *actor) approvals(ctx context.Context, stepName string) (*v1alpha1.Approval, error) {
-	r, err := a.store.Get(ctx, a.plan.Plan.Name)
+	r, err := a.store.Get(ctx, a.plan.RunName())
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (a *actor) approvals(ctx context.Context, stepName string) (*v1alpha1.Appro
 // reads instead.
 func (a *actor) awaitApproval(ctx context.Context, stepName string) (*v1alpha1.Approval, error) {
 	var got *v1alpha1.Approval
-	err := followRun(ctx, a.store, a.plan.Plan.Name, a.poll, func(r *v1alpha1.UpgradeRun) bool {
+	err := followRun(ctx, a.store, a.plan.RunName(), a.poll, func(r *v1alpha1.UpgradeRun) bool {
 		got, _ = engine.Approved(r, stepName)
 		return got == nil
 	})

@@ -48,7 +48,7 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 		go func() {
 			// Only the UpgradeRun: a record of an earlier version (a
 			// Secret) makes apply resume, which drops what was read.
-			_, err := s.store.GetResource(ctx, p.Plan.Name)
+			_, err := s.store.GetResource(ctx, p.RunName())
 			exists <- !errors.Is(err, runstore.ErrNotFound)
 		}()
 		obs, err := lease.Observe(ctx, s.cs, s.opts.Namespace, lease.DefaultName)

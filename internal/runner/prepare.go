@@ -26,9 +26,12 @@ var _ records = (*runstore.Store)(nil)
 // decided. drive tells whether the run is to be driven on; a refusal is
 // an error wrapping ErrRefused, and nothing is written for it.
 //
+// owner is who drives the run (Options.Owner): a new run records it, and
+// a run of the plan's name that another owner started is refused.
+//
 // check runs the plan's health checks (spec.checks) when a run starts or
 // starts over, before anything is written; nil checks nothing.
-func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Outcome, drive bool, err error) {
+func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.RunOwner, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Outcome, drive bool, err error) {
 	// One list tells both: the run of this plan, if any, and the others.
 	all, err := store.List(ctx)
 	if err != nil {
@@ -39,11 +42,15 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		others   []v1alpha1.UpgradeRun
 	)
 	for i := range all {
-		if all[i].Name == p.Plan.Name {
+		if all[i].Name == p.RunName() {
 			existing = &all[i]
 		} else {
 			others = append(others, all[i])
 		}
+	}
+	if existing != nil && !engine.OwnedBy(existing, owner) {
+		return &Outcome{Decision: engine.Decision{Verdict: engine.Refuse}}, false, fmt.Errorf("%w: run %s belongs to %s, not to %s: it is driven only through its owner (the CLI's retry, rollback and abort act on any run)",
+			ErrRefused, existing.Name, existing.Spec.Owner, owner)
 	}
 	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
 	out = &Outcome{Run: existing, Decision: dec}
@@ -77,12 +84,13 @@ func prepare(ctx context.Context, store records, p *Resolved, retry bool, notice
 		if err != nil {
 			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 		}
-		ref, err := store.SavePackedSources(ctx, p.Plan.Name, packed)
+		ref, err := store.SavePackedSources(ctx, p.RunName(), packed)
 		if err != nil {
 			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 		}
 		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 		run.Spec.Sources = &ref
+		run.Spec.Owner = owner
 		run.Status.Checks = checked
 		// What the run starts from, for its report: written once, with
 		// the spec.

@@ -156,7 +156,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 			for _, r := range tt.runs {
 				f.runs[r.Name] = r
 			}
-			out, drive, err := prepare(context.Background(), f, tt.plan, tt.retry, func(string) {}, nil)
+			out, drive, err := prepare(context.Background(), f, tt.plan, nil, tt.retry, func(string) {}, nil)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("err = %v, want one saying %q", err, tt.errHas)
@@ -268,7 +268,7 @@ func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 				f.runs[tt.saved.Name] = tt.saved
 			}
 			called := false
-			_, drive, err := prepare(context.Background(), f, plan, tt.retry, func(string) {}, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { called = true; return failing(ctx) })
+			_, drive, err := prepare(context.Background(), f, plan, nil, tt.retry, func(string) {}, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { called = true; return failing(ctx) })
 			if called != tt.checked {
 				t.Fatalf("checks called %v, want %v", called, tt.checked)
 			}
@@ -289,7 +289,7 @@ func TestAnUnstartedRunRecordsTheChecksItStartsWith(t *testing.T) {
 	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
 	f := &fakeRecords{runs: map[string]*v1alpha1.UpgradeRun{"demo": unstarted(plan)}}
 	passed := []v1alpha1.StepStatus{{Name: "nodes", Phase: v1alpha1.PhaseSucceeded}}
-	out, drive, err := prepare(context.Background(), f, plan, false, func(string) {}, func(context.Context) ([]v1alpha1.StepStatus, error) { return passed, nil })
+	out, drive, err := prepare(context.Background(), f, plan, nil, false, func(string) {}, func(context.Context) ([]v1alpha1.StepStatus, error) { return passed, nil })
 	if err != nil || !drive {
 		t.Fatalf("err %v, drive %v; want the run started", err, drive)
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/source"
 )
@@ -40,6 +41,10 @@ type Resolved struct {
 	// pack is the sources packed for the run store (sources_pack.go).
 	pack *sourcesPack
 }
+
+// RunName is the name of the plan's run (engine.RunName): keyed by the
+// plan's namespace and name.
+func (p *Resolved) RunName() string { return engine.RunOf(p.Plan) }
 
 // SourcePath is the field path that keys a step's (main) source.
 func SourcePath(stage, step int, s v1alpha1.Step) string {

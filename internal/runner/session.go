@@ -57,7 +57,15 @@ type Options struct {
 	// backups' Secrets and the lease are still written with Open's
 	// config, the driver's own. Unset: the plan acts with Open's config.
 	PlanConfig *rest.Config
+	// Owner is the resource the session drives runs for (the controller's
+	// UpgradePlan or PlatformUpgrade): a run it starts records it, and it
+	// drives no run another owner started. Nil: the CLI's and the
+	// wizard's runs, which no resource owns.
+	Owner *v1alpha1.RunOwner
 }
+
+// Owner is the resource this session drives runs for (Options.Owner).
+func (s *Session) Owner() *v1alpha1.RunOwner { return s.opts.Owner }
 
 func (o *Options) defaults() {
 	if o.Namespace == "" {
@@ -202,7 +210,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.acquire(ctx, p.Plan.Name, early.leaseFree())
+	held, err := s.acquire(ctx, p.RunName(), early.leaseFree())
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +234,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome,
 		}
 		return st, nil
 	}
-	out, drive, err := prepare(held.Context(), s.store, p, retry, s.opts.Notice, checks)
+	out, drive, err := prepare(held.Context(), s.store, p, s.opts.Owner, retry, s.opts.Notice, checks)
 	if err != nil || !drive {
 		return out, err
 	}

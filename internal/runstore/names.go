@@ -1,10 +1,6 @@
 package runstore
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"strings"
-)
+import "github.com/upshift-dev/upshift/internal/object"
 
 // Where and how a run is kept.
 const (
@@ -13,6 +9,9 @@ const (
 	// LabelRun carries the run's name (shortened with a hash past 63
 	// characters) on the run and on its source chunks.
 	LabelRun = "upshift.dev/run"
+	// LabelOwnerUID carries the UID of the resource that started the
+	// run (spec.owner), to select a PlatformUpgrade's hops by label.
+	LabelOwnerUID = "upshift.dev/owner-uid"
 	// LabelManagedBy and ManagedBy say which tool wrote the object.
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	ManagedBy      = "upshift"
@@ -20,23 +19,13 @@ const (
 	// Limits of a Secret's name (DNS subdomain) and of a label value.
 	maxNameLen  = 253
 	maxLabelLen = 63
-	hashLen     = 10
 )
 
 // labelValue is the run's name as a label value.
 func labelValue(run string) string { return shorten(run, maxLabelLen) }
 
-// shorten returns s if it fits in max, else a prefix of s and a hash of
-// all of s, so two long names that share a prefix still differ. Dots and
-// dashes before the hash are dropped: "a.-b" is not a valid DNS name.
-func shorten(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	sum := sha256.Sum256([]byte(s))
-	prefix := strings.TrimRight(s[:max-hashLen-1], ".-_")
-	return prefix + "-" + hex.EncodeToString(sum[:])[:hashLen]
-}
+// shorten is object.Shorten: one rule for every name Upshift makes.
+func shorten(s string, max int) string { return object.Shorten(s, max) }
 
 func labelsFor(run string) map[string]string {
 	return map[string]string{LabelRun: labelValue(run), LabelManagedBy: ManagedBy}

@@ -14,9 +14,13 @@ import (
 func resourceFor(run *v1alpha1.UpgradeRun, namespace string) *v1alpha1.UpgradeRun {
 	spec := run.Spec
 	spec.Plan = redact.PlanSpec(run.Spec.Plan)
+	labels := labelsFor(run.Name)
+	if o := run.Spec.Owner; o != nil && o.UID != "" {
+		labels[LabelOwnerUID] = string(o.UID)
+	}
 	return &v1alpha1.UpgradeRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.RunKind},
-		ObjectMeta: metav1.ObjectMeta{Name: run.Name, Namespace: namespace, Labels: labelsFor(run.Name)},
+		ObjectMeta: metav1.ObjectMeta{Name: run.Name, Namespace: namespace, Labels: labels},
 		Spec:       spec,
 	}
 }

@@ -157,7 +157,7 @@ func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.App = nil
 		if p != nil {
-			pr := PlannedRun{Run: p.Plan.Name, Version: p.Plan.Spec.Version}
+			pr := PlannedRun{Run: p.RunName(), Version: p.Plan.Spec.Version}
 			for _, st := range p.Plan.Spec.Stages {
 				pr.Stages = append(pr.Stages, st.Name)
 			}
@@ -175,7 +175,7 @@ func (s *Server) handleAppUpgrade(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			var pv *runner.PlanPreview
 			if pv, err = sess.Preview(ctx, p); err == nil {
-				s.savePreview(ctx, p.Plan.Name, redactPreview(pv))
+				s.savePreview(ctx, p.RunName(), redactPreview(pv))
 			}
 		}
 		if err != nil {

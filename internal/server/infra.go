@@ -246,7 +246,7 @@ func (s *Server) runInfra(rec *record) (wizard.State, Status, error) {
 	if err != nil {
 		return failed(err)
 	}
-	sess, err := s.session()
+	sess, err := s.sessionFor(s.state.owner(rec))
 	if err != nil {
 		return failed(err)
 	}

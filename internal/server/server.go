@@ -8,8 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
@@ -167,8 +169,12 @@ func (s *Server) goDrive(f func()) bool {
 }
 
 // session opens a runner session whose notices go to the log.
-func (s *Server) session() (*runner.Session, error) {
+func (s *Server) session() (*runner.Session, error) { return s.sessionFor(nil) }
+
+// sessionFor opens a session that drives runs for owner (nil: none).
+func (s *Server) sessionFor(owner *v1alpha1.RunOwner) (*runner.Session, error) {
 	opts := s.cfg.Session
+	opts.Owner = owner
 	opts.Notice = func(msg string) { s.cfg.Log(redact.Text(msg)) }
 	return runner.Open(s.cfg.Rest, opts)
 }
@@ -210,6 +216,9 @@ func (s *Server) transition(ctx context.Context, to wizard.State, change func(*r
 		}
 	}
 	rec.State, rec.LastUpdated = to, time.Now().UTC()
+	if rec.ID == "" {
+		rec.ID = uuid.NewUUID()
+	}
 	if _, err := s.state.save(ctx, rec, version); err != nil {
 		return nil, err
 	}

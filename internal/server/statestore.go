@@ -9,8 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/server/wizard"
 )
 
@@ -27,6 +29,10 @@ const stateKey = "state.json"
 // request's values are the catalog's plan settings, as a PlatformUpgrade
 // holds them in its spec.
 type record struct {
+	// ID names this wizard's upgrade: set when the record is first
+	// written, new when it is deleted to start over. The runs its hops
+	// start record it (spec.owner.uid), and it resumes only those.
+	ID      types.UID      `json:"id,omitempty"`
 	State   wizard.State   `json:"state"`
 	Request UpgradeRequest `json:"request"`
 	Current string         `json:"current,omitempty"`
@@ -90,6 +96,14 @@ func (s *stateStore) load(ctx context.Context) (*record, string, error) {
 		return nil, "", fmt.Errorf("configmap %s/%s holds no wizard state Upshift can read (%v): delete it to start over", s.namespace, StateConfigMap, err)
 	}
 	return rec, cm.ResourceVersion, nil
+}
+
+// WizardKind is the owner kind of the runs the wizard's hops start.
+const WizardKind = "UpgradeWizard"
+
+// owner is what the runs of rec's hops record as their owner.
+func (s *stateStore) owner(rec *record) *v1alpha1.RunOwner {
+	return &v1alpha1.RunOwner{Kind: WizardKind, Namespace: s.namespace, Name: StateConfigMap, UID: rec.ID}
 }
 
 // errStateChanged: another request or server wrote the state since it

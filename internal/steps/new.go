@@ -48,8 +48,9 @@ type Input struct {
 	Attempt step.RunAttempt
 	// Waits is what approval and pause steps read and how they wait.
 	Waits wait.Options
-	// Run is the run's name, which is its plan's (known before the run
-	// starts, for previews): a freeze names its objects by it.
+	// Run is the run's name, which its plan's namespace and name make
+	// (engine.RunName; known before the run starts, for previews): a
+	// freeze names its objects by it.
 	Run string
 	// Runs is the runs namespace and its writer's client: a freeze
 	// leaves that namespace alone and proves itself in force there.

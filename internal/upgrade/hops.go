@@ -131,14 +131,30 @@ func (h *Hops) Run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// Resumable tells whether an upgrade driven for owner resumes run r: an
+// unfinished run it started itself (for a resource, the same UID: a
+// PlatformUpgrade re-created under its name resumes nothing of the old
+// one's), and not one an operator aborted (an abort is undone only by
+// an operator's apply or retry).
+func Resumable(r *v1alpha1.UpgradeRun, owner *v1alpha1.RunOwner) bool {
+	if r.Status.Phase.Finished() || r.Status.Phase == v1alpha1.RunAborted || !engine.OwnedBy(r, owner) {
+		return false
+	}
+	return owner == nil || r.Spec.Owner.UID == owner.UID
+}
+
 func succeeded(out *runner.Outcome) bool {
 	return out.Run != nil && out.Run.Status.Phase == v1alpha1.RunSucceeded && out.Stopped == nil
 }
 
 // resumeUnfinished drives on a hop left unfinished by an earlier upgrade
-// (or apply) of one of the catalog's releases, from the plan saved with
-// its run: the catalog may render it differently now, and its version
-// sources may be half-way. stop says the upgrade cannot go on past it.
+// of one of the catalog's releases, from the plan saved with its run: the
+// catalog may render it differently now, and its version sources may be
+// half-way. stop says the upgrade cannot go on past it.
+//
+// Only a run this driver started is resumed (Resumable): never another
+// tenant's, and never one an operator aborted. Any other unfinished run
+// makes the next hop's apply refuse, naming it.
 func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (bool, error) {
 	runs, err := h.Session.Store().List(ctx)
 	if err != nil {
@@ -147,7 +163,7 @@ func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (bool, error) 
 	sort.Slice(runs, func(i, j int) bool { return runs[i].CreationTimestamp.Before(&runs[j].CreationTimestamp) })
 	for _, r := range runs {
 		v, err := semver.NewVersion(r.Spec.Plan.Version)
-		if err != nil || r.Status.Phase.Finished() {
+		if err != nil || !Resumable(&r, h.Session.Owner()) {
 			continue
 		}
 		if _, ok := h.Catalog.Release(v); !ok {
