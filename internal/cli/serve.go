@@ -26,7 +26,7 @@ type serveFlags struct {
 	insecureHTTP                         bool
 	passwordFile, viewerFile, passSecret string
 	tokenTTL                             time.Duration
-	catalog, catalogCA, appPlan          string
+	catalog, catalogCA, appPlan, target  string
 }
 
 func newServeCommand(kf *kubeFlags) *cobra.Command {
@@ -60,6 +60,7 @@ files or a Secret, never from a flag value.`,
 	fl.StringVar(&f.catalog, "catalog", "", "the release catalog of the infrastructure upgrade: a directory with catalog.yaml, the file, an https:// URL, or configmap/NAME (in -n's namespace)")
 	fl.StringVar(&f.catalogCA, "catalog-ca-file", "", "a CA certificate (PEM) trusted for an https:// catalog")
 	fl.StringVar(&f.appPlan, "app-plan", "", "the app phase's UpgradePlan file (optional)")
+	fl.StringVar(&f.target, "target", "", "the version an upgrade reaches when its request names none, as embedded-cluster's client's (default: the catalog's newest release)")
 	return cmd
 }
 
@@ -130,7 +131,7 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	errOut := cmd.ErrOrStderr()
 	srv, err := server.New(server.Config{
 		Rest: cfg, Session: kf.sessionOptions(), Catalog: f.catalog, CatalogNamespace: ns, CatalogCAFile: f.catalogCA,
-		AppPlan: f.appPlan, Passwords: passwords, Tokens: tokens, UI: webUI(),
+		AppPlan: f.appPlan, Target: f.target, Passwords: passwords, Tokens: tokens, UI: webUI(),
 		Log: func(msg string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format(time.RFC3339), msg) },
 	})
 	if err != nil {

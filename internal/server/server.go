@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/Masterminds/semver/v3"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/internal/clients"
@@ -31,6 +32,10 @@ type Config struct {
 	Catalog, CatalogNamespace, CatalogCAFile string
 	// AppPlan is the app phase's UpgradePlan file; "" for none.
 	AppPlan string
+	// Target is the version an upgrade request without targetVersion
+	// reaches (embedded-cluster's client sends none); "" is the
+	// catalog's newest release.
+	Target string
 	// Passwords log in; Tokens sign and check the bearer tokens.
 	Passwords *auth.Passwords
 	Tokens    *auth.Tokens
@@ -79,6 +84,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Session.Namespace == "" {
 		cfg.Session.Namespace = runner.DefaultNamespace
+	}
+	if cfg.Target != "" {
+		if _, err := semver.NewVersion(cfg.Target); err != nil {
+			return nil, fmt.Errorf("--target %q is not a semantic version: write it as 1.2.3 or v1.2.3 (one of the catalog's releases)", cfg.Target)
+		}
 	}
 	deps, err := clients.New(cfg.Rest)
 	if err != nil {

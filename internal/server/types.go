@@ -49,6 +49,9 @@ type Progress struct {
 	Runs []string `json:"runs"`
 	// Waiting is the approval a run waits at (Upshift's).
 	Waiting *Waiting `json:"waiting"`
+	// TargetVersion is the version the infrastructure upgrade reaches
+	// (Upshift's; "" on the app's and before a target is known).
+	TargetVersion string `json:"targetVersion,omitempty"`
 }
 
 // Waiting names a run and the approval step it waits at, with the
@@ -69,8 +72,12 @@ type APIError struct {
 
 func (e *APIError) Error() string { return e.Message }
 
-// UpgradeRequest is the body of infra check and infra upgrade.
+// UpgradeRequest is the body of infra check and infra upgrade:
+// embedded-cluster's types.LinuxInfraUpgradeRequest
+// ({"ignoreHostPreflights": false}) plus Upshift's fields.
 type UpgradeRequest struct {
+	// TargetVersion "" is the server's (--target, else the catalog's
+	// newest release).
 	TargetVersion  string            `json:"targetVersion"`
 	Catalog        string            `json:"catalog,omitempty"`
 	Values         map[string]string `json:"values,omitempty"`
