@@ -106,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		appPlanName = l.Plan.Name
 	}
-	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace},
+	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace, started: time.Now().UTC()},
 		failedLogins: newLoginLimits(), appPlanName: appPlanName}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.closeStreams = context.WithCancel(s.ctx)

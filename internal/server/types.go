@@ -115,6 +115,9 @@ type WizardState struct {
 type PreflightResult struct {
 	Title   string `json:"title"`
 	Message string `json:"message"`
+	// Strict: a failure of it blocks the app upgrade (every problem of
+	// the plan's preflight and its blocking checks; not warning or info).
+	Strict bool `json:"strict"`
 }
 
 // PreflightOutput groups results (embedded-cluster's
@@ -125,11 +128,15 @@ type PreflightOutput struct {
 	Fail []PreflightResult `json:"fail"`
 }
 
-// AppPreflights answers the app preflight routes.
+// AppPreflights answers the app preflight routes (embedded-cluster's
+// types.UpgradeAppPreflightsStatusResponse).
 type AppPreflights struct {
-	Output                   PreflightOutput `json:"output"`
-	Status                   Status          `json:"status"`
-	AllowIgnoreAppPreflights bool            `json:"allowIgnoreAppPreflights"`
+	// Titles are the results' titles, failures first ([] while running).
+	Titles                        []string        `json:"titles"`
+	Output                        PreflightOutput `json:"output"`
+	Status                        Status          `json:"status"`
+	AllowIgnoreAppPreflights      bool            `json:"allowIgnoreAppPreflights"`
+	HasStrictAppPreflightFailures bool            `json:"hasStrictAppPreflightFailures"`
 }
 
 // AppUpgradeRequest is the body of app upgrade.
