@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Masterminds/semver/v3"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
@@ -94,6 +95,11 @@ func (f *serveFlags) validate() error {
 		return errors.New("--password-file and --password-secret: choose one")
 	case f.viewerFile != "" && f.passSecret != "":
 		return errors.New("--viewer-password-file and --password-secret: the Secret's viewerPassword key holds the viewer password")
+	}
+	if f.target != "" {
+		if _, err := semver.NewVersion(f.target); err != nil {
+			return fmt.Errorf("--target %q is not a semantic version: write it as 1.2.3 or v1.2.3 (one of the catalog's releases)", f.target)
+		}
 	}
 	if f.passSecret != "" {
 		if ns, name, ok := strings.Cut(f.passSecret, "/"); !ok || ns == "" || name == "" {

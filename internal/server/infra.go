@@ -27,7 +27,7 @@ func (s *Server) check(ctx context.Context, req UpgradeRequest) (*CheckResult, [
 	}
 	sol, err := upgrade.Solve(ctx, cat, s.deps, ureq)
 	if err != nil {
-		return nil, nil, planError(err)
+		return nil, nil, s.defaultTargetHint(req, planError(err))
 	}
 	sess, err := s.session()
 	if err != nil {
@@ -53,6 +53,21 @@ func (s *Server) check(ctx context.Context, req UpgradeRequest) (*CheckResult, [
 		hops[i].Note, hops[i].Preview = redact.Text(h.Note), redactPreview(h.Preview)
 	}
 	return res, planned, nil
+}
+
+// defaultTargetHint says where a target the request did not name came
+// from, when the target is at fault: the client cannot see --target.
+func (s *Server) defaultTargetHint(req UpgradeRequest, err error) error {
+	var ae *APIError
+	if req.TargetVersion != "" || !errors.As(err, &ae) || ae.Field != "targetVersion" {
+		return err
+	}
+	if s.cfg.Target != "" {
+		ae.Message += fmt.Sprintf(" (no targetVersion was named: the target is upshift serve's --target %s; name targetVersion, or restart the server with another --target)", s.cfg.Target)
+	} else {
+		ae.Message += " (no targetVersion was named: the target is the catalog's newest release; name targetVersion, or start the server with --target)"
+	}
+	return err
 }
 
 func (s *Server) handleInfraCheck(w http.ResponseWriter, r *http.Request) {

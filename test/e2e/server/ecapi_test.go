@@ -195,7 +195,8 @@ func checkPreflights(t *testing.T, pre ecStatus) {
 
 // TestECTargetFlag: with --target, embedded-cluster's start (no
 // targetVersion) upgrades to that version, not the newest, and the
-// status says it before and after.
+// status says it before and after; a --target the catalog does not have
+// is a 400 that names the flag, and changes nothing.
 func TestECTargetFlag(t *testing.T) {
 	t.Parallel()
 	doc, err := loadECDocument() // the answers are validated when it is there
@@ -204,8 +205,18 @@ func TestECTargetFlag(t *testing.T) {
 	}
 	e := newEnv(t)
 	ns, catalog, _ := e.platform()
+	wrong := e.serve("--catalog", catalog, "--target", "9.9.9")
+	c := newECClient(t, wrong, doc)
+	c.token = wrong.login(adminPassword)
+	var bad apiError
+	c.call(http.StatusBadRequest, "POST", infraUpgrade, map[string]bool{"ignoreHostPreflights": false}, &bad)
+	if bad.Field != "targetVersion" || !strings.Contains(bad.Message, "--target 9.9.9") {
+		t.Errorf("--target 9.9.9: %+v, want a 400 naming the flag", bad)
+	}
+	wrong.kill()
+
 	s := e.serve("--catalog", catalog, "--target", "1.1.0")
-	c := newECClient(t, s, doc)
+	c = newECClient(t, s, doc)
 	c.token = s.login(adminPassword)
 	var st ecStatus
 	c.call(http.StatusOK, "GET", infraStatus, nil, &st)
