@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Masterminds/semver/v3"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
@@ -26,7 +27,7 @@ type serveFlags struct {
 	insecureHTTP                         bool
 	passwordFile, viewerFile, passSecret string
 	tokenTTL                             time.Duration
-	catalog, catalogCA, appPlan          string
+	catalog, catalogCA, appPlan, target  string
 }
 
 func newServeCommand(kf *kubeFlags) *cobra.Command {
@@ -60,6 +61,7 @@ files or a Secret, never from a flag value.`,
 	fl.StringVar(&f.catalog, "catalog", "", "the release catalog of the infrastructure upgrade: a directory with catalog.yaml, the file, an https:// URL, or configmap/NAME (in -n's namespace)")
 	fl.StringVar(&f.catalogCA, "catalog-ca-file", "", "a CA certificate (PEM) trusted for an https:// catalog")
 	fl.StringVar(&f.appPlan, "app-plan", "", "the app phase's UpgradePlan file (optional)")
+	fl.StringVar(&f.target, "target", "", "the version an upgrade reaches when its request names none, as embedded-cluster's client's (default: the catalog's newest release)")
 	return cmd
 }
 
@@ -93,6 +95,11 @@ func (f *serveFlags) validate() error {
 		return errors.New("--password-file and --password-secret: choose one")
 	case f.viewerFile != "" && f.passSecret != "":
 		return errors.New("--viewer-password-file and --password-secret: the Secret's viewerPassword key holds the viewer password")
+	}
+	if f.target != "" {
+		if _, err := semver.NewVersion(f.target); err != nil {
+			return fmt.Errorf("--target %q is not a semantic version: write it as 1.2.3 or v1.2.3 (one of the catalog's releases)", f.target)
+		}
 	}
 	if f.passSecret != "" {
 		if ns, name, ok := strings.Cut(f.passSecret, "/"); !ok || ns == "" || name == "" {
@@ -130,7 +137,7 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	errOut := cmd.ErrOrStderr()
 	srv, err := server.New(server.Config{
 		Rest: cfg, Session: kf.sessionOptions(), Catalog: f.catalog, CatalogNamespace: ns, CatalogCAFile: f.catalogCA,
-		AppPlan: f.appPlan, Passwords: passwords, Tokens: tokens, UI: webUI(),
+		AppPlan: f.appPlan, Target: f.target, Passwords: passwords, Tokens: tokens, UI: webUI(),
 		Log: func(msg string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format(time.RFC3339), msg) },
 	})
 	if err != nil {

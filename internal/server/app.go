@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -57,13 +58,33 @@ func (s *Server) handleAppPreflightsStatus(w http.ResponseWriter, r *http.Reques
 	writeJSON(w, http.StatusOK, appPreflights(rec))
 }
 
-// appPreflights is the record's preflight results, Pending before any.
+// appPreflights is the record's preflight results, Pending before any,
+// as embedded-cluster's client reads them: every array [] (its types
+// require them), the titles and strict failures derived from the
+// results, so a record saved by an older server answers the same.
 func appPreflights(rec *record) AppPreflights {
-	if rec.AppPreflights == nil {
-		return AppPreflights{Output: PreflightOutput{Pass: []PreflightResult{}, Warn: []PreflightResult{}, Fail: []PreflightResult{}},
-			Status: Status{State: StatePending, Description: "App preflights have not run", LastUpdated: rec.LastUpdated}}
+	out := AppPreflights{Status: Status{State: StatePending, Description: "App preflights have not run", LastUpdated: rec.LastUpdated}}
+	if rec.AppPreflights != nil {
+		out = *rec.AppPreflights
 	}
-	return *rec.AppPreflights
+	o := &out.Output
+	o.Pass, o.Warn, o.Fail = nonNil(o.Pass), nonNil(o.Warn), nonNil(o.Fail)
+	out.Titles = []string{}
+	for _, group := range [][]PreflightResult{o.Fail, o.Warn, o.Pass} {
+		for _, r := range group {
+			out.Titles = append(out.Titles, r.Title)
+		}
+	}
+	out.HasStrictAppPreflightFailures = slices.ContainsFunc(o.Fail, func(r PreflightResult) bool { return r.Strict })
+	return out
+}
+
+// nonNil is rs, or [] for nil (JSON null is not an array).
+func nonNil(rs []PreflightResult) []PreflightResult {
+	if rs == nil {
+		return []PreflightResult{}
+	}
+	return rs
 }
 
 // driveAppPreflights checks the app plan as apply will (its preflight)
@@ -90,7 +111,7 @@ func (s *Server) runAppPreflights() *AppPreflights {
 		return out
 	}
 	fail := func(title string, err error) *AppPreflights {
-		out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: title, Message: redact.Text(err.Error())})
+		out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: title, Message: redact.Text(err.Error()), Strict: true})
 		return done("")
 	}
 	p, err := s.appPlan(s.ctx)
@@ -107,17 +128,18 @@ func (s *Server) runAppPreflights() *AppPreflights {
 	}
 	if errs := sess.Preflight(s.ctx, p); len(errs) > 0 {
 		for _, e := range errs {
-			out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: e.Field, Message: redact.Text(e.ErrorBody())})
+			out.Output.Fail = append(out.Output.Fail, PreflightResult{Title: e.Field, Message: redact.Text(e.ErrorBody()), Strict: true})
 		}
 	} else {
-		out.Output.Pass = append(out.Output.Pass, PreflightResult{Title: "Plan " + p.Plan.Name, Message: "the plan's preflight found no problem: its kinds are served, its namespaces exist or come with it, its access and sources are there"})
+		out.Output.Pass = append(out.Output.Pass, PreflightResult{Title: "Plan " + p.Plan.Name, Strict: true,
+			Message: "the plan's preflight found no problem: its kinds are served, its namespaces exist or come with it, its access and sources are there"})
 	}
 	checks, err := sess.Checks(s.ctx, p)
 	if err != nil {
 		return fail("spec.checks", err)
 	}
 	for _, c := range checks {
-		res := PreflightResult{Title: c.Name, Message: redact.Text(c.Message)}
+		res := PreflightResult{Title: c.Name, Message: redact.Text(c.Message), Strict: c.Severity == v1alpha1.SeverityBlocking}
 		switch {
 		case c.Passed, c.Severity == v1alpha1.SeverityInfo:
 			out.Output.Pass = append(out.Output.Pass, res)
@@ -201,6 +223,9 @@ func (s *Server) appProgress(rec *record) Progress {
 	overall := rec.AppStatus
 	if overall.State == "" {
 		overall = Status{State: StatePending, Description: "The app upgrade has not started", LastUpdated: rec.LastUpdated}
+	}
+	if overall.LastUpdated.IsZero() {
+		overall.LastUpdated = rec.LastUpdated
 	}
 	p := progress(rec.App, s.runsOf(rec.App), overall)
 	if rec.State == wizard.AppUpgrading {

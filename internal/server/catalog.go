@@ -34,14 +34,15 @@ func (s *Server) catalogRef(req UpgradeRequest) (string, error) {
 }
 
 // openCatalog reads the request's catalog with its values, and the
-// request's target.
+// request's target: its targetVersion, else the server's (--target),
+// else the catalog's newest release.
 func (s *Server) openCatalog(ctx context.Context, req UpgradeRequest) (*catalog.Catalog, upgrade.Request, error) {
-	if req.TargetVersion == "" {
-		return nil, upgrade.Request{}, badRequest("targetVersion", "targetVersion is required: the version to reach, one of the catalog's releases")
-	}
-	target, err := semver.NewVersion(req.TargetVersion)
-	if err != nil {
-		return nil, upgrade.Request{}, badRequest("targetVersion", "targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", req.TargetVersion)
+	var target *semver.Version
+	if req.TargetVersion != "" {
+		var err error
+		if target, err = semver.NewVersion(req.TargetVersion); err != nil {
+			return nil, upgrade.Request{}, badRequest("targetVersion", "targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", req.TargetVersion)
+		}
 	}
 	if req.IgnoreHostPreflights {
 		return nil, upgrade.Request{}, badRequest("ignoreHostPreflights", "ignoreHostPreflights is not supported: Upshift's preflight problems are fixed, not bypassed; leave it false")
@@ -74,7 +75,35 @@ func (s *Server) openCatalog(ctx context.Context, req UpgradeRequest) (*catalog.
 		}
 		return nil, upgrade.Request{}, badRequest(field, "%s: %v", field, err)
 	}
+	if target == nil {
+		if target, err = s.defaultTarget(cat); err != nil {
+			return nil, upgrade.Request{}, err
+		}
+	}
 	return cat, upgrade.Request{Target: target, AllowDowngrade: req.AllowDowngrade}, nil
+}
+
+// defaultTarget is the target of a request that names none, as
+// embedded-cluster's client's: the server's --target, else the newest
+// release of the catalog.
+func (s *Server) defaultTarget(cat *catalog.Catalog) (*semver.Version, error) {
+	if s.cfg.Target != "" {
+		v, err := semver.NewVersion(s.cfg.Target)
+		if err != nil {
+			return nil, fmt.Errorf("upshift serve --target %q is not a semantic version: restart the server with --target 1.2.3", s.cfg.Target)
+		}
+		return v, nil
+	}
+	var newest *semver.Version
+	for _, r := range cat.Spec.Releases {
+		if v, err := semver.NewVersion(r.Version); err == nil && (newest == nil || v.GreaterThan(newest)) {
+			newest = v
+		}
+	}
+	if newest == nil {
+		return nil, badRequest("targetVersion", "catalog %s has no release to upgrade to: name targetVersion, or add releases to the catalog", cat.Where)
+	}
+	return newest, nil
 }
 
 // resolve reads a plan's sources, its ConfigMaps and Secrets with the

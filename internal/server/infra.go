@@ -27,7 +27,7 @@ func (s *Server) check(ctx context.Context, req UpgradeRequest) (*CheckResult, [
 	}
 	sol, err := upgrade.Solve(ctx, cat, s.deps, ureq)
 	if err != nil {
-		return nil, nil, planError(err)
+		return nil, nil, s.defaultTargetHint(req, planError(err))
 	}
 	sess, err := s.session()
 	if err != nil {
@@ -53,6 +53,21 @@ func (s *Server) check(ctx context.Context, req UpgradeRequest) (*CheckResult, [
 		hops[i].Note, hops[i].Preview = redact.Text(h.Note), redactPreview(h.Preview)
 	}
 	return res, planned, nil
+}
+
+// defaultTargetHint says where a target the request did not name came
+// from, when the target is at fault: the client cannot see --target.
+func (s *Server) defaultTargetHint(req UpgradeRequest, err error) error {
+	var ae *APIError
+	if req.TargetVersion != "" || !errors.As(err, &ae) || ae.Field != "targetVersion" {
+		return err
+	}
+	if s.cfg.Target != "" {
+		ae.Message += fmt.Sprintf(" (no targetVersion was named: the target is upshift serve's --target %s; name targetVersion, or restart the server with another --target)", s.cfg.Target)
+	} else {
+		ae.Message += " (no targetVersion was named: the target is the catalog's newest release; name targetVersion, or start the server with --target)"
+	}
+	return err
 }
 
 func (s *Server) handleInfraCheck(w http.ResponseWriter, r *http.Request) {
@@ -110,6 +125,9 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	// The target as resolved (--target or the newest release when the
+	// request names none) is kept: a restart drives on to the same one.
+	req.TargetVersion = res.TargetVersion
 	if err := s.noOtherUnfinished(ctx, planned); err != nil {
 		writeError(w, err)
 		return
@@ -121,7 +139,7 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.Request, rec.Current, rec.Infra = req, res.CurrentVersion, planned
 		rec.App, rec.AppPreflights, rec.AppStatus = nil, nil, Status{}
-		rec.InfraStatus = Status{State: StateRunning, Description: "Upgrading infrastructure", LastUpdated: time.Now().UTC()}
+		rec.InfraStatus = Status{State: StateRunning, Description: "Upgrading infrastructure to " + req.TargetVersion, LastUpdated: time.Now().UTC()}
 		return nil
 	})
 	if err != nil {
@@ -179,16 +197,24 @@ func (s *Server) leaseFree(ctx context.Context) error {
 
 // infraProgress is the infrastructure phase as embedded-cluster's Infra.
 func (s *Server) infraProgress(rec *record) Progress {
-	overall := rec.InfraStatus
+	overall, target := rec.InfraStatus, rec.Request.TargetVersion
 	switch rec.State {
 	case wizard.New:
+		target = s.cfg.Target // "" until a start resolves the newest release
 		overall = Status{State: StatePending, Description: "Ready to upgrade", LastUpdated: rec.LastUpdated}
+		if target != "" {
+			overall.Description += " to " + target
+		}
 	case wizard.InfrastructureUpgrading:
 		overall.State = StateRunning
 	}
+	if overall.LastUpdated.IsZero() {
+		overall.LastUpdated = rec.LastUpdated
+	}
 	p := progress(rec.Infra, s.runsOf(rec.Infra), overall)
+	p.TargetVersion = target
 	if rec.State == wizard.InfrastructureUpgrading {
-		p.Status.Description = s.driving(rec.Infra, p.Waiting, "Upgrading infrastructure")
+		p.Status.Description = s.driving(rec.Infra, p.Waiting, "Upgrading infrastructure to "+target)
 	}
 	return p
 }
@@ -259,7 +285,7 @@ func (s *Server) runInfra(rec *record) (wizard.State, Status, error) {
 	if res.Stopped != nil {
 		return wizard.InfrastructureUpgradeFailed, stoppedStatus(res.Stopped), res.Stopped.Stopped
 	}
-	desc := "Upgrade complete"
+	desc := "Upgrade to " + rec.Request.TargetVersion + " complete"
 	if len(res.Hops) == 0 && res.Solution != nil {
 		desc = fmt.Sprintf("Nothing to upgrade: the cluster runs %s already", upgrade.VersionString(res.Solution.From))
 	}

@@ -53,7 +53,7 @@ func alias(r route, path string) route {
 
 func (s *Server) routes() []route {
 	infraStart := route{method: "POST", path: "/api/linux/upgrade/infra/upgrade", access: act,
-		summary: "Start the infrastructure upgrade: the catalog's hops to targetVersion, driven in the background",
+		summary: "Start the infrastructure upgrade: the catalog's hops to targetVersion (none: the server's --target, else the catalog's newest release), driven in the background",
 		request: UpgradeRequest{}, response: Progress{}, handler: s.handleInfraUpgrade}
 	return []route{
 		{method: "GET", path: "/api/health", access: open, summary: "Health", response: map[string]string{}, handler: handleHealth},

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/Masterminds/semver/v3"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
 
@@ -33,6 +34,10 @@ type Config struct {
 	Catalog, CatalogNamespace, CatalogCAFile string
 	// AppPlan is the app phase's UpgradePlan file; "" for none.
 	AppPlan string
+	// Target is the version an upgrade request without targetVersion
+	// reaches (embedded-cluster's client sends none); "" is the
+	// catalog's newest release.
+	Target string
 	// Passwords log in; Tokens sign and check the bearer tokens.
 	Passwords *auth.Passwords
 	Tokens    *auth.Tokens
@@ -82,6 +87,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Session.Namespace == "" {
 		cfg.Session.Namespace = runner.DefaultNamespace
 	}
+	if cfg.Target != "" {
+		if _, err := semver.NewVersion(cfg.Target); err != nil {
+			return nil, fmt.Errorf("--target %q is not a semantic version: write it as 1.2.3 or v1.2.3 (one of the catalog's releases)", cfg.Target)
+		}
+	}
 	deps, err := clients.New(cfg.Rest)
 	if err != nil {
 		return nil, err
@@ -98,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		appPlanName = l.Plan.Name
 	}
-	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace},
+	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace, started: time.Now().UTC()},
 		failedLogins: newLoginLimits(), appPlanName: appPlanName}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.closeStreams = context.WithCancel(s.ctx)

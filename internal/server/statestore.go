@@ -79,6 +79,9 @@ const (
 type stateStore struct {
 	cs        kubernetes.Interface
 	namespace string
+	// started is when the server started: a record never written was
+	// last updated then (never Go's zero time, which a client would show).
+	started time.Time
 }
 
 // load returns the record and the version it was read at; a record never
@@ -86,7 +89,7 @@ type stateStore struct {
 func (s *stateStore) load(ctx context.Context) (*record, string, error) {
 	cm, err := s.cs.CoreV1().ConfigMaps(s.namespace).Get(ctx, StateConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return &record{State: wizard.New}, "", nil
+		return &record{State: wizard.New, LastUpdated: s.started}, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("read the wizard's state (configmap %s/%s): %w", s.namespace, StateConfigMap, err)

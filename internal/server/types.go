@@ -49,6 +49,9 @@ type Progress struct {
 	Runs []string `json:"runs"`
 	// Waiting is the approval a run waits at (Upshift's).
 	Waiting *Waiting `json:"waiting"`
+	// TargetVersion is the version the infrastructure upgrade reaches
+	// (Upshift's; "" on the app's and before a target is known).
+	TargetVersion string `json:"targetVersion,omitempty"`
 }
 
 // Waiting names a run and the approval step it waits at, with the
@@ -69,8 +72,12 @@ type APIError struct {
 
 func (e *APIError) Error() string { return e.Message }
 
-// UpgradeRequest is the body of infra check and infra upgrade.
+// UpgradeRequest is the body of infra check and infra upgrade:
+// embedded-cluster's types.LinuxInfraUpgradeRequest
+// ({"ignoreHostPreflights": false}) plus Upshift's fields.
 type UpgradeRequest struct {
+	// TargetVersion "" is the server's (--target, else the catalog's
+	// newest release).
 	TargetVersion  string            `json:"targetVersion"`
 	Catalog        string            `json:"catalog,omitempty"`
 	Values         map[string]string `json:"values,omitempty"`
@@ -108,6 +115,9 @@ type WizardState struct {
 type PreflightResult struct {
 	Title   string `json:"title"`
 	Message string `json:"message"`
+	// Strict: a failure of it blocks the app upgrade (every problem of
+	// the plan's preflight and its blocking checks; not warning or info).
+	Strict bool `json:"strict"`
 }
 
 // PreflightOutput groups results (embedded-cluster's
@@ -118,11 +128,15 @@ type PreflightOutput struct {
 	Fail []PreflightResult `json:"fail"`
 }
 
-// AppPreflights answers the app preflight routes.
+// AppPreflights answers the app preflight routes (embedded-cluster's
+// types.UpgradeAppPreflightsStatusResponse).
 type AppPreflights struct {
-	Output                   PreflightOutput `json:"output"`
-	Status                   Status          `json:"status"`
-	AllowIgnoreAppPreflights bool            `json:"allowIgnoreAppPreflights"`
+	// Titles are the results' titles, failures first ([] while running).
+	Titles                        []string        `json:"titles"`
+	Output                        PreflightOutput `json:"output"`
+	Status                        Status          `json:"status"`
+	AllowIgnoreAppPreflights      bool            `json:"allowIgnoreAppPreflights"`
+	HasStrictAppPreflightFailures bool            `json:"hasStrictAppPreflightFailures"`
 }
 
 // AppUpgradeRequest is the body of app upgrade.
