@@ -138,7 +138,10 @@ func (f *catalogFlags) explain(cat *catalog.Catalog, err error) error {
 	var preflight *upgrade.PreflightError
 	var removed *upgrade.RemovedAPIsError
 	var verify *upgrade.VerifyError
+	var aborted *upgrade.AbortedError
 	switch {
+	case errors.As(err, &aborted):
+		return &exitError{code: ExitWaiting, err: err} // as upshift abort left it
 	case errors.As(err, &refused):
 		if refusal(err) {
 			if refused.Outcome != nil {

@@ -97,7 +97,7 @@ aborted; run it again to go on).`,
 	}
 	cf.add(cmd)
 	rf.add(cmd)
-	cmd.Flags().BoolVar(&retry, "retry", false, "start a rolled-back hop again from its first stage, with fresh backups")
+	cmd.Flags().BoolVar(&retry, "retry", false, "start a rolled-back hop again from its first stage, with fresh backups, or resume an aborted one")
 	cmd.Flags().StringVar(&reportFile, "report", "", "write the report of the hops run (upshift report's Markdown; JSON when FILE ends in .json) to FILE")
 	return cmd
 }

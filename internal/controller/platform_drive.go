@@ -204,6 +204,7 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 	var preflight *upgrade.PreflightError
 	var removed *upgrade.RemovedAPIsError
 	var verify *upgrade.VerifyError
+	var aborted *upgrade.AbortedError
 	var noPath *versions.NoPathError
 	var invalid *catalog.InvalidError
 	switch {
@@ -221,6 +222,9 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 		block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %s: %s; nothing was changed", who, removed.Error(), strings.Join(removed.Report.Lines(), "; ")))
 	case errors.As(err, &verify):
 		end(v1alpha1.PlatformFailed, ReasonUpgradeFailed, err.Error())
+	case errors.As(err, &aborted):
+		// Failed, not blocked: upshift.dev/retry resumes it.
+		end(v1alpha1.PlatformFailed, ReasonHopStopped, err.Error())
 	case errors.As(err, &invalid):
 		block(v1alpha1.ReasonInvalid, err.Error())
 	case errors.As(err, &noPath), errors.Is(err, upgrade.ErrNoDetect):

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/object"
 )
@@ -70,4 +72,12 @@ func FindRun(runs []v1alpha1.UpgradeRun, namespace, name string) (string, error)
 	}
 	sort.Strings(namespaces)
 	return "", fmt.Errorf("plans named %q in namespaces %s each have a run: name the plan's namespace with -n NAMESPACE", name, strings.Join(namespaces, ", "))
+}
+
+// PlanMeta is the name and namespace of the plan run r runs, such that
+// RunName gives r's name back: what a resume, a retry or a rollback
+// rebuilds the plan under.
+func PlanMeta(r *v1alpha1.UpgradeRun) metav1.ObjectMeta {
+	ns := r.Spec.PlanNamespace
+	return metav1.ObjectMeta{Name: strings.TrimPrefix(r.Name, ns+"."), Namespace: ns}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -73,6 +74,17 @@ func TestFindRun(t *testing.T) {
 		got, err := FindRun(runs, tc.ns, tc.name)
 		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 			t.Errorf("FindRun(%q, %q) = %q, %v; want %q, %q", tc.ns, tc.name, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestPlanMetaGivesTheRunBack(t *testing.T) {
+	for _, key := range [][2]string{{"", "web"}, {"", "a.b"}, {"team-a", "web-2"}, {strings.Repeat("n", 63), strings.Repeat("p", 253)}} {
+		p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Namespace: key[0], Name: key[1]}}
+		r := NewRun(p, "sha256:x", nil, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		back := &v1alpha1.UpgradePlan{ObjectMeta: PlanMeta(r)}
+		if RunOf(back) != r.Name {
+			t.Errorf("%v: run %q, rebuilt plan %s/%s names run %q", key, r.Name, back.Namespace, back.Name, RunOf(back))
 		}
 	}
 }

@@ -42,7 +42,7 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 	// No process drives the run: lift its freezes here, before it is
 	// saved as aborted. Only names are needed, which the record's
 	// redacted plan keeps.
-	a := &actor{plan: &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan}}, deps: s.deps, runs: s.runs()}
+	a := &actor{plan: &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan}}, deps: s.deps, runs: s.runs()}
 	if err := a.finish(held.Context(), run); err != nil {
 		return &Outcome{Run: run}, fmt.Errorf("run %s not aborted: %w", name, err)
 	}

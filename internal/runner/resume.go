@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/engine"
 )
 
 // Resume drives an unfinished run on from the plan and sources saved with
@@ -25,7 +26,7 @@ func (s *Session) Resume(ctx context.Context, name string) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the plan and sources saved with run %s: %w", name, err)
 	}
-	p, err := FromSources(&v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: saved.Plan}, saved.Sources)
+	p, err := FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: saved.Plan}, saved.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("the sources saved with run %s: %w", name, err)
 	}

@@ -312,7 +312,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	saved, err := s.store.LoadSources(ctx, name)
 	if err == nil {
 		run.Spec.Plan = saved.Plan
-		p, err = FromSources(&v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: saved.Plan}, saved.Sources)
+		p, err = FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: saved.Plan}, saved.Sources)
 	}
 	switch {
 	case err != nil && needSources:
@@ -324,7 +324,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 		// sources. Sources that cannot be read do not stop a rollback
 		// that needs none, but their cause is kept for the one that
 		// does (a stage with a rollbackJob).
-		p = &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: run.ObjectMeta, Spec: run.Spec.Plan},
+		p = &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan},
 			SourcesErr: fmt.Errorf("read the sources saved with run %s: %w", name, err)}
 	case needSources:
 		if changed := engine.Changes(run, p.Digest, p.SourceDigests); changed != "" {

@@ -134,13 +134,25 @@ func (h *Hops) Run(ctx context.Context) (*Result, error) {
 // Resumable tells whether an upgrade driven for owner resumes run r: an
 // unfinished run it started itself (for a resource, the same UID: a
 // PlatformUpgrade re-created under its name resumes nothing of the old
-// one's), and not one an operator aborted (an abort is undone only by
-// an operator's apply or retry).
+// one's). Another's unfinished run makes the next hop's apply refuse,
+// naming it; one an operator aborted is resumed only on a retry.
 func Resumable(r *v1alpha1.UpgradeRun, owner *v1alpha1.RunOwner) bool {
-	if r.Status.Phase.Finished() || r.Status.Phase == v1alpha1.RunAborted || !engine.OwnedBy(r, owner) {
+	if r.Status.Phase.Finished() || !engine.OwnedBy(r, owner) {
 		return false
 	}
 	return owner == nil || r.Spec.Owner.UID == owner.UID
+}
+
+// AbortedError: the upgrade's unfinished hop was aborted by an operator;
+// only a retry resumes it (an abort is not undone by an edit, a restart or
+// another upgrade).
+type AbortedError struct {
+	Run     string
+	Version *semver.Version
+}
+
+func (e *AbortedError) Error() string {
+	return fmt.Sprintf("the hop to %s was aborted by an operator (run %s): retry the upgrade to resume it (annotate upshift.dev/retry; upshift upgrade --retry), or roll the run back (upshift rollback %s)", e.Version, e.Run, e.Run)
 }
 
 func succeeded(out *runner.Outcome) bool {
@@ -168,6 +180,9 @@ func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (bool, error) 
 		}
 		if _, ok := h.Catalog.Release(v); !ok {
 			continue // not this platform's: the next hop's apply refuses, naming it
+		}
+		if r.Status.Phase == v1alpha1.RunAborted && !h.Retry {
+			return true, &AbortedError{Run: r.Name, Version: v}
 		}
 		h.notice(fmt.Sprintf("run %s to %s is unfinished (%s): resuming it first", r.Name, v, r.Status.Phase))
 		out, err := h.Session.Resume(ctx, r.Name)

@@ -25,7 +25,7 @@ func TestResumable(t *testing.T) {
 	}{
 		{"its own, interrupted", run(pu("1"), v1alpha1.RunRunning), pu("1"), true},
 		{"its own, failed", run(pu("1"), v1alpha1.RunFailed), pu("1"), true},
-		{"its own, aborted", run(pu("1"), v1alpha1.RunAborted), pu("1"), false},
+		{"its own, aborted (refused unless retried)", run(pu("1"), v1alpha1.RunAborted), pu("1"), true},
 		{"its own, finished", run(pu("1"), v1alpha1.RunSucceeded), pu("1"), false},
 		{"an earlier upgrade's of the same name", run(pu("0"), v1alpha1.RunRunning), pu("1"), false},
 		{"another namespace's", run(other, v1alpha1.RunRunning), pu("1"), false},

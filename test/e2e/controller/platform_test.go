@@ -132,7 +132,8 @@ func TestPlatformUpgradeRunsEveryHop(t *testing.T) {
 	if st.PreviousVersion != "1.0.0" || st.CurrentVersion != "1.2.0" || strings.Join(st.Path, " ") != "1.1.0 1.2.0" || st.Hop != "2/2" {
 		t.Errorf("status: previous %s, current %s, path %v, hop %s; want 1.0.0, 1.2.0, [1.1.0 1.2.0], 2/2", st.PreviousVersion, st.CurrentVersion, st.Path, st.Hop)
 	}
-	if len(st.Hops) != 2 || st.Hops[0].Run != "web-1.1.0" || st.Hops[0].From != "1.0.0" || st.Hops[1].Run != "web-1.2.0" || st.Hops[1].From != "1.1.0" ||
+	// A hop's run is keyed by the upgrade's namespace.
+	if len(st.Hops) != 2 || st.Hops[0].Run != e.ns+".web-1.1.0" || st.Hops[0].From != "1.0.0" || st.Hops[1].Run != e.ns+".web-1.2.0" || st.Hops[1].From != "1.1.0" ||
 		st.Hops[0].Phase != v1alpha1.RunSucceeded || st.Hops[1].Phase != v1alpha1.RunSucceeded {
 		t.Errorf("hops:\n%s", toYAML(st.Hops))
 	}
@@ -144,7 +145,7 @@ func TestPlatformUpgradeRunsEveryHop(t *testing.T) {
 		t.Errorf("kubectl get platformupgrades: %v\n%s", err, out)
 	}
 	events := e.events("web")
-	for _, want := range []string{"Normal HopSucceeded: hop to 1.1.0 succeeded (run web-1.1.0)", "Normal UpgradeSucceeded: the platform runs 1.2"} {
+	for _, want := range []string{"Normal HopSucceeded: hop to 1.1.0 succeeded (run " + e.ns + ".web-1.1.0)", "Normal UpgradeSucceeded: the platform runs 1.2"} {
 		if !contains(events, want) {
 			t.Errorf("no event %q in:\n%s", want, strings.Join(events, "\n"))
 		}
@@ -179,7 +180,7 @@ func TestPlatformUpgradeStopsAtARolledBackHop(t *testing.T) {
 		t.Errorf("current %s, hops:\n%s", st.CurrentVersion, toYAML(st.Hops))
 	}
 	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionStalled); c == nil || c.Reason != v1alpha1.ReasonRolledBack ||
-		!strings.Contains(c.Message, "hop to 1.2.0 failed and was rolled back (run web-1.2.0)") || !strings.Contains(c.Message, "CrashLoopBackOff") {
+		!strings.Contains(c.Message, "hop to 1.2.0 failed and was rolled back (run "+e.ns+".web-1.2.0)") || !strings.Contains(c.Message, "CrashLoopBackOff") {
 		t.Errorf("Stalled: %+v", c)
 	}
 
@@ -191,7 +192,7 @@ func TestPlatformUpgradeStopsAtARolledBackHop(t *testing.T) {
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		run := &v1alpha1.UpgradeRun{}
-		u, err := e.dyn.Resource(v1alpha1.GroupVersion.WithResource("upgraderuns")).Namespace(e.runs).Get(e.ctx, "web-1.2.0", metav1.GetOptions{})
+		u, err := e.dyn.Resource(v1alpha1.GroupVersion.WithResource("upgraderuns")).Namespace(e.runs).Get(e.ctx, e.ns+".web-1.2.0", metav1.GetOptions{})
 		if err == nil {
 			_ = kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, run)
 		}

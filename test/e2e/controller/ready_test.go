@@ -30,8 +30,8 @@ func TestPlanRunsToReady(t *testing.T) {
 	if got := e.webConfig(); got != "2.0" {
 		t.Errorf("web-config's version is %s, want 2.0", got)
 	}
-	if p.Status.Phase != v1alpha1.RunSucceeded || p.Status.Run != "web-2" || p.Status.Version != "2.0" {
-		t.Errorf("status phase %s, run %s, version %s; want Succeeded, web-2, 2.0", p.Status.Phase, p.Status.Run, p.Status.Version)
+	if p.Status.Phase != v1alpha1.RunSucceeded || p.Status.Run != e.ns+".web-2" || p.Status.Version != "2.0" {
+		t.Errorf("status phase %s, run %s, version %s; want Succeeded, %s.web-2, 2.0", p.Status.Phase, p.Status.Run, p.Status.Version, e.ns)
 	}
 	for _, c := range []string{v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled} {
 		if cond := findCondition(p, c); cond != nil {
