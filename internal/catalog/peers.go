@@ -7,9 +7,9 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/kubeconfig"
 	"github.com/upshift-dev/upshift/internal/versions"
 )
 
@@ -51,7 +51,7 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) ([]versions.Pe
 	var peers []versions.Peer
 	var problems []PeerProblem
 	for _, s := range list.Items {
-		kubeconfig, ok := s.Data[key]
+		data, ok := s.Data[key]
 		if !ok {
 			continue // another Secret of the namespace
 		}
@@ -59,7 +59,7 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) ([]versions.Pe
 		if n := s.Annotations[PeerNameAnnotation]; n != "" {
 			name = n
 		}
-		v, err := readPeer(ctx, kubeconfig, detect)
+		v, err := readPeer(ctx, data, key, detect)
 		if err != nil {
 			problems = append(problems, PeerProblem{Peer: name, Secret: s.Namespace + "/" + s.Name, Err: err})
 			continue
@@ -69,10 +69,14 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) ([]versions.Pe
 	return peers, problems, nil
 }
 
-func readPeer(ctx context.Context, kubeconfig []byte, detect []VersionSource) (*semver.Version, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+// readPeer reads a peer's version through the kubeconfig of its Secret's
+// key. Whoever may write the Secret chose that kubeconfig: the CLI and
+// the controller both read it, so it may not run a program, read a file
+// or pick a proxy on their machine (kubeconfig.Untrusted).
+func readPeer(ctx context.Context, data []byte, key string, detect []VersionSource) (*semver.Version, error) {
+	cfg, err := kubeconfig.Untrusted(data)
 	if err != nil {
-		return nil, fmt.Errorf("not a kubeconfig: %w", err)
+		return nil, fmt.Errorf("key %s: %w", key, err)
 	}
 	cs, err := clients.New(cfg)
 	if err != nil {

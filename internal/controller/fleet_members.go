@@ -12,11 +12,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/fleet"
+	"github.com/upshift-dev/upshift/internal/kubeconfig"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/metrics"
 	"github.com/upshift-dev/upshift/internal/plan"
@@ -144,9 +144,11 @@ func (m *memberDrives) open(ctx context.Context, cv *v1alpha1.ClusterVersion, cl
 	if ok && o.kubeconfig == sum && o.generation == cv.Generation {
 		return o.member, nil
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	// Whoever may write the Secret chose its kubeconfig: no exec, no
+	// file of the controller's, no proxy (kubeconfig.Untrusted).
+	cfg, err := kubeconfig.Untrusted(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Secret %s key %s of cluster %s: %w", errKubeconfig, ref.Name, ref.Key, c.ID, err)
+		return nil, fmt.Errorf("%w: Secret %s/%s key %s of cluster %s: %w", errKubeconfig, cv.Namespace, ref.Name, ref.Key, c.ID, err)
 	}
 	opts := m.runner
 	log := m.log.WithValues("clusterversion", key.String(), "cluster", c.ID)
