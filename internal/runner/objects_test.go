@@ -167,7 +167,7 @@ spec:
 		}
 	}
 
-	loaded, err := f.s.Store().LoadSources(f.ctx, "refs")
+	loaded, err := f.s.Store().LoadSources(f.ctx, out.Run.Name) // the plan names its namespace: its run is <ns>.refs
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,13 +81,13 @@ func TestControllerRunFreezesUntilItEnds(t *testing.T) {
 		if err := create(); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "frozen for the web upgrade") {
 			t.Fatalf("%s: create in %s: %v; want denied with the plan's message", when, frozen, err)
 		}
-		if _, err := e.cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(e.ctx, freeze.Name(e.runs, "web-2", "freeze"), metav1.GetOptions{}); err != nil {
+		if _, err := e.cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(e.ctx, freeze.Name(e.runs, e.ns+".web-2", "freeze"), metav1.GetOptions{}); err != nil {
 			t.Fatalf("%s: the freeze's policy: %v", when, err)
 		}
 	}
 	lifted := func(when string) {
 		t.Helper()
-		name := freeze.Name(e.runs, "web-2", "freeze")
+		name := freeze.Name(e.runs, e.ns+".web-2", "freeze")
 		if _, err := e.cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(e.ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("%s: policy %s: %v; want it gone", when, name, err)
 		}
@@ -112,7 +112,7 @@ func TestControllerRunFreezesUntilItEnds(t *testing.T) {
 		if meta.IsStatusConditionTrue(e.getPlan("web-2").Status.Conditions, v1alpha1.ConditionStalled) {
 			return false // the retry is not taken yet
 		}
-		_, err := e.cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(e.ctx, freeze.Name(e.runs, "web-2", "freeze"), metav1.GetOptions{})
+		_, err := e.cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(e.ctx, freeze.Name(e.runs, e.ns+".web-2", "freeze"), metav1.GetOptions{})
 		if err != nil {
 			return false
 		}

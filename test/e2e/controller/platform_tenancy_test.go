@@ -96,10 +96,17 @@ func TestPlatformUpgradeResumesOnlyItsOwnHops(t *testing.T) {
 	if out, err := a.kubectl("patch", "platformupgrade", "web", "-n", a.ns, "--type=merge", "-p", `{"spec":{"suspend":true}}`); err != nil {
 		t.Fatalf("suspend A: %v\n%s", err, out)
 	}
-	waitFor(t, "A's hop saved as it stopped", func() bool { r := a.run(runA); return r != nil && r.Status.Phase != v1alpha1.RunRunning })
+	waitFor(t, "A suspended", func() bool {
+		c := meta.FindStatusCondition(a.getPlatformUpgrade("web").Status.Conditions, v1alpha1.ConditionReady)
+		return c != nil && c.Reason == v1alpha1.ReasonSuspended
+	})
 
+	// B is queued behind A's unfinished hop. A queued upgrade is tried
+	// again every 10 s: after that, it must still not have taken A's hop.
 	b.createPlatformUpgrade("web", "1.1", "web-catalog", "upgrader")
-	pb := b.waitPlatformCondition("web", v1alpha1.ReasonQueued, time.Minute)
+	b.waitPlatformCondition("web", v1alpha1.ReasonQueued, time.Minute)
+	time.Sleep(15 * time.Second)
+	pb := b.waitPlatformCondition("web", v1alpha1.ReasonQueued, time.Second)
 	if len(pb.Status.Hops) != 0 {
 		t.Errorf("B's upgrade drove hops that are not its own:\n%s", toYAML(pb.Status.Hops))
 	}

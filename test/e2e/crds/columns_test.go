@@ -86,7 +86,11 @@ func TestPrinterColumns(t *testing.T) {
 
 	wantColumns := []string{"Name", "Version", "Phase", "Stage", "Step", "Age"}
 	for _, gvr := range []schema.GroupVersionResource{plans, runs} {
-		tbl := table(t, e, gvr, p.Name)
+		name := p.Name
+		if gvr == runs {
+			name = run.Name // keyed by the plan's namespace
+		}
+		tbl := table(t, e, gvr, name)
 		var names []string
 		for _, c := range tbl.ColumnDefinitions {
 			names = append(names, c.Name)
@@ -98,7 +102,7 @@ func TestPrinterColumns(t *testing.T) {
 			t.Fatalf("%s: %d rows, want 1 of %d cells: %+v", gvr.Resource, len(tbl.Rows), len(wantColumns), tbl.Rows)
 		}
 		got := fmt.Sprint(tbl.Rows[0].Cells[:5])
-		if want := fmt.Sprint([]any{p.Name, "1.1.0", "Running", "data-plane", "ipam"}); got != want {
+		if want := fmt.Sprint([]any{name, "1.1.0", "Running", "data-plane", "ipam"}); got != want {
 			t.Errorf("%s row %s, want %s", gvr.Resource, got, want)
 		}
 	}
