@@ -27,6 +27,11 @@ const (
 	AnnotationRetry = "upshift.dev/retry"
 )
 
+// FinalizerRun holds a plan's deletion until its run is at a saved point
+// that needs nobody: aborted if it was moving (its freezes lifted, the
+// lease released). The run record stays.
+const FinalizerRun = "upshift.dev/run"
+
 // ActionAnnotations lists the action annotations in the order the
 // controller handles them when several are new at once.
 var ActionAnnotations = []string{AnnotationApprove, AnnotationAbort, AnnotationRollback, AnnotationRetry}

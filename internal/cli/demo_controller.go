@@ -120,7 +120,16 @@ func demoController(cmd *cobra.Command, kubeconfig, dir string) error {
 		return err
 	}
 	plans := dyn.Resource(plansResource).Namespace(demoPlansNamespace)
-	_ = plans.Delete(ctx, demoControllerPlan, metav1.DeleteOptions{}) // an earlier demo's, with --reuse
+	if err := plans.Delete(ctx, demoControllerPlan, metav1.DeleteOptions{}); err == nil { // an earlier demo's, with --reuse
+		// Its finalizer holds it until the controller lets it go.
+		for _, err := plans.Get(ctx, demoControllerPlan, metav1.GetOptions{}); err == nil; _, err = plans.Get(ctx, demoControllerPlan, metav1.GetOptions{}) {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("delete the earlier demo's UpgradePlan %s: %w", demoControllerPlan, ctx.Err())
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
 	fmt.Fprintf(out, "$ kubectl apply -n %s -f %s.yaml   (serviceAccountName: %s)\n", demoPlansNamespace, demoControllerPlan, demoServiceAccount)
 	if _, err := plans.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create UpgradePlan %s: %w", demoControllerPlan, err)

@@ -198,8 +198,10 @@ func planChanges() predicate.Predicate {
 		predicate.AnnotationChangedPredicate{},
 		predicate.Funcs{
 			UpdateFunc: func(e event.UpdateEvent) bool {
-				// A re-list delivers the object unchanged.
-				return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion()
+				// A re-list delivers the object unchanged; a deletion
+				// waits on the finalizer.
+				return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion() ||
+					(e.ObjectOld.GetDeletionTimestamp() == nil && e.ObjectNew.GetDeletionTimestamp() != nil)
 			},
 			CreateFunc:  func(event.CreateEvent) bool { return false },
 			DeleteFunc:  func(event.DeleteEvent) bool { return false },

@@ -66,12 +66,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	plan := &v1alpha1.UpgradePlan{}
 	if err := r.client.Get(ctx, key, plan); err != nil {
 		if apierrors.IsNotFound(err) {
-			// A deleted plan's run stays saved where it stopped: the
-			// history is the cluster's, and the plan applied again resumes.
+			// Gone without the finalizer (removed by hand): its run
+			// stays saved where it stopped.
 			r.drives.stop(key)
 			r.drives.unblock(key)
 			return ctrl.Result{}, nil
 		}
+		return ctrl.Result{}, err
+	}
+	if !plan.DeletionTimestamp.IsZero() {
+		requeue, err := r.release(ctx, key, plan)
+		return ctrl.Result{RequeueAfter: requeue}, err
+	}
+	if err := r.holdDeletion(ctx, plan); err != nil {
 		return ctrl.Result{}, err
 	}
 	run, err := r.runOf(ctx, key)

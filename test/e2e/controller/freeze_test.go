@@ -48,6 +48,19 @@ func (e *env) grantFreeze(sa string) {
 	})
 }
 
+// freezingPlan is the web plan whose approval stage first freezes the
+// creation of ConfigMaps in namespace frozen.
+func (e *env) freezingPlan(name, frozen string) *v1alpha1.UpgradePlan {
+	p := e.webPlan(name, "2.0", "2.0", "upgrader", true)
+	hold := &p.Spec.Stages[1] // check: the approval
+	hold.Steps = append([]v1alpha1.Step{{Name: "freeze", Freeze: &v1alpha1.FreezeStep{
+		Rules:      []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}},
+		Namespaces: []string{frozen},
+		Message:    "frozen for the web upgrade",
+	}}}, hold.Steps...)
+	return p
+}
+
 // A plan the controller drives freezes as its ServiceAccount, and the
 // controller lifts the freeze whenever the run ends: aborted at the
 // approval (the freeze is gone), retried (it holds again), approved and
@@ -61,14 +74,7 @@ func TestControllerRunFreezesUntilItEnds(t *testing.T) {
 	frozen := testenv.Namespace(t, e.ctx, e.cs, "ctl-frozen")
 	e.startController("ctl-freeze", nil)
 
-	p := e.webPlan("web-2", "2.0", "2.0", "upgrader", true)
-	hold := &p.Spec.Stages[1] // check: the approval
-	hold.Steps = append([]v1alpha1.Step{{Name: "freeze", Freeze: &v1alpha1.FreezeStep{
-		Rules:      []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}},
-		Namespaces: []string{frozen},
-		Message:    "frozen for the web upgrade",
-	}}}, hold.Steps...)
-	e.createPlan(p)
+	e.createPlan(e.freezingPlan("web-2", frozen))
 
 	made := 0
 	create := func() error {

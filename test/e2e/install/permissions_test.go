@@ -61,7 +61,7 @@ func controllerNeeds(ns string) []check {
 	var out []check
 	add := func(cs ...check) { out = append(out, cs...) }
 	// Cluster-wide.
-	add(each([]string{"get", "list", "watch"}, check{group: "upshift.dev", resource: "upgradeplans"})...)
+	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "upgradeplans"})...)
 	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "upgradeplans", subresource: "status"})...)
 	add(check{verb: "update", group: "upshift.dev", resource: "upgradeplans", subresource: "finalizers"})
 	add(each([]string{"create", "patch"}, check{resource: "events", namespace: "team-a"})...)
