@@ -120,15 +120,8 @@ func demoController(cmd *cobra.Command, kubeconfig, dir string) error {
 		return err
 	}
 	plans := dyn.Resource(plansResource).Namespace(demoPlansNamespace)
-	if err := plans.Delete(ctx, demoControllerPlan, metav1.DeleteOptions{}); err == nil { // an earlier demo's, with --reuse
-		// Its finalizer holds it until the controller lets it go.
-		for _, err := plans.Get(ctx, demoControllerPlan, metav1.GetOptions{}); err == nil; _, err = plans.Get(ctx, demoControllerPlan, metav1.GetOptions{}) {
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("delete the earlier demo's UpgradePlan %s: %w", demoControllerPlan, ctx.Err())
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
+	if err := deleteEarlierPlan(ctx, plans); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "$ kubectl apply -n %s -f %s.yaml   (serviceAccountName: %s)\n", demoPlansNamespace, demoControllerPlan, demoServiceAccount)
 	if _, err := plans.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
@@ -221,6 +214,25 @@ func demoServiceAccountWithRights(ctx context.Context, cs kubernetes.Interface) 
 		return err
 	}
 	return nil
+}
+
+// deleteEarlierPlan deletes an earlier demo's plan (with --reuse) and
+// waits until it is gone: its finalizer holds it until the controller
+// lets it go.
+func deleteEarlierPlan(ctx context.Context, plans dynamic.ResourceInterface) error {
+	if err := plans.Delete(ctx, demoControllerPlan, metav1.DeleteOptions{}); err != nil {
+		return nil // none
+	}
+	for {
+		if _, err := plans.Get(ctx, demoControllerPlan, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("delete the earlier demo's UpgradePlan %s: %w", demoControllerPlan, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // demoControllerProcess is the controller the demo runs in the background.

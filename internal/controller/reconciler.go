@@ -116,19 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 
-	status := plan.Status.DeepCopy()
-	if h := dec.Handles; h != nil {
-		status.HandledActions = r.answered.with(plan.UID, status.HandledActions)
-		if status.HandledActions == nil {
-			status.HandledActions = map[string]string{}
-		}
-		status.HandledActions[h.Annotation] = h.Value
-		if refusal != "" {
-			r.recorder.Event(plan, corev1.EventTypeWarning, ReasonActionRefused, clip(redact.Text(fmt.Sprintf("%s=%s: %s", h.Annotation, h.Value, refusal))))
-		} else {
-			r.recorder.Event(plan, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s", h.Annotation, h.Value))))
-		}
-	}
+	status := r.answer(plan, dec.Handles, refusal)
 	if !pruned || dec.Act != Wait {
 		Project(status, r.observedGeneration(key, plan), run, plan.Spec.Suspend, r.blockedOf(key, plan), metav1.Now())
 	}
@@ -148,6 +136,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		res.RequeueAfter = time.Millisecond // answer the next request, if any
 	}
 	return res, nil
+}
+
+// answer is the plan's status with the request handled (if any)
+// recorded, and an event saying whether it was acted on.
+func (r *Reconciler) answer(plan *v1alpha1.UpgradePlan, h *Request, refusal string) *v1alpha1.UpgradePlanStatus {
+	status := plan.Status.DeepCopy()
+	if h == nil {
+		return status
+	}
+	status.HandledActions = r.answered.with(plan.UID, status.HandledActions)
+	if status.HandledActions == nil {
+		status.HandledActions = map[string]string{}
+	}
+	status.HandledActions[h.Annotation] = h.Value
+	if refusal != "" {
+		r.recorder.Event(plan, corev1.EventTypeWarning, ReasonActionRefused, clip(redact.Text(fmt.Sprintf("%s=%s: %s", h.Annotation, h.Value, refusal))))
+	} else {
+		r.recorder.Event(plan, corev1.EventTypeNormal, ReasonActionTaken, clip(redact.Text(fmt.Sprintf("%s=%s", h.Annotation, h.Value))))
+	}
+	return status
 }
 
 // wasApplied tells whether the plan's status records a finished run at
