@@ -78,7 +78,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		requeue, err := r.release(ctx, key, plan)
 		return ctrl.Result{RequeueAfter: requeue}, err
 	}
-	if err := r.holdDeletion(ctx, plan); err != nil {
+	if err := holdDeletion(ctx, r.client, plan); err != nil {
 		return ctrl.Result{}, err
 	}
 	run, err := r.runOf(ctx, key)

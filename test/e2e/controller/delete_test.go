@@ -58,3 +58,34 @@ func TestDeletingAPlanMidRunLeavesNothingInForce(t *testing.T) {
 		t.Errorf("web moved to %s past the approval", got)
 	}
 }
+
+// A PlatformUpgrade deleted while its hop waits at an approval: the
+// deletion waits until the hop is aborted where it was and the run lease
+// is free; the hop's run record stays.
+func TestDeletingAPlatformUpgradeMidHopLeavesNothingInForce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.installWeb()
+	e.grant("upgrader")
+	e.approvalCatalog("web-catalog")
+	e.startController("ctl-delete-platform", nil)
+	e.createPlatformUpgrade("web", "1.1", "web-catalog", "upgrader")
+	waitFor(t, "the hop waiting at its approval", func() bool {
+		h := e.getPlatformUpgrade("web").Status.Hops
+		return len(h) == 1 && h[0].Phase == v1alpha1.RunRunning && e.webConfig() == "1.1"
+	})
+	run := e.getPlatformUpgrade("web").Status.Hops[0].Run
+
+	if out, err := e.kubectl("delete", "platformupgrade", "web", "-n", e.ns, "--timeout=90s"); err != nil {
+		t.Fatalf("kubectl delete platformupgrade web: %v\n%s", err, out)
+	}
+	if r := e.run(run); r == nil || r.Status.Phase != v1alpha1.RunAborted {
+		t.Errorf("the deleted upgrade's hop %s: %+v; want it kept, Aborted", run, r)
+	}
+	if id, valid, err := lease.Holder(e.ctx, e.cs, e.runs, lease.DefaultName); err != nil || valid {
+		t.Errorf("the run lease after the deletion: held %v by %v (%v); want it free", valid, id, err)
+	}
+	if got := e.webImage(); got != "example.com/web:"+startVersion {
+		t.Errorf("web moved to %s past the approval", got)
+	}
+}

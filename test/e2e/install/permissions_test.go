@@ -64,6 +64,7 @@ func controllerNeeds(ns string) []check {
 	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "upgradeplans"})...)
 	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "upgradeplans", subresource: "status"})...)
 	add(check{verb: "update", group: "upshift.dev", resource: "upgradeplans", subresource: "finalizers"})
+	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "platformupgrades"})...)
 	add(each([]string{"create", "patch"}, check{resource: "events", namespace: "team-a"})...)
 	add(each([]string{"create", "patch"}, check{group: "events.k8s.io", resource: "events", namespace: "team-a"})...)
 	add(check{verb: "impersonate", resource: "serviceaccounts", namespace: "team-a", name: "deployer"})
