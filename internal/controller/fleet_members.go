@@ -235,6 +235,10 @@ func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: read its sources on cluster %s: %w; nothing was changed", errMemberPlan, c.cluster.ID, err)
 		}
+		// A member run is keyed by its fleet (memberRunName names it on
+		// every member), not by a namespace: the plan's namespace only
+		// located its ConfigMap and Secret sources.
+		resolved.Plan.Namespace = ""
 		if errs := c.sess.Preflight(ctx, resolved); len(errs) > 0 {
 			return nil, fmt.Errorf("%w: preflight on cluster %s: %s; nothing was changed", errMemberPlan, c.cluster.ID, problems(errs.ToAggregate().Errors()))
 		}

@@ -130,7 +130,7 @@ func TestFinishedPlansAreAppliedOncePerGeneration(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.grant("upgrader")
-	const plans, user = 8, "ctl-prune"
+	const plans, user = 12, "ctl-prune"
 	ctl := e.startController(user, nil, "--keep-runs", "1")
 	names := make([]string, plans)
 	for i := range names {
@@ -139,7 +139,7 @@ func TestFinishedPlansAreAppliedOncePerGeneration(t *testing.T) {
 		e.waitCondition(names[i], v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, time.Minute)
 	}
 	quiet := func(what string) {
-		time.Sleep(20 * time.Second)
+		time.Sleep(30 * time.Second) // twice: a minute of quiet
 		if n := e.runsCreated(user); n != plans {
 			t.Errorf("%s: %d runs created for %d plans applied once each: pruned plans ran again", what, n, plans)
 		}

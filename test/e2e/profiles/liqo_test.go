@@ -271,7 +271,7 @@ spec:
 	if st.PreviousVersion != "1.0.0" || st.CurrentVersion != "1.1.0" || strings.Join(st.Path, " ") != "1.1.0" || st.Hop != "1/1" {
 		t.Errorf("status: previous %s, current %s, path %v, hop %s; want 1.0.0, 1.1.0, [1.1.0], 1/1", st.PreviousVersion, st.CurrentVersion, st.Path, st.Hop)
 	}
-	if len(st.Hops) != 1 || st.Hops[0].From != "1.0.0" || st.Hops[0].To != "1.1.0" || st.Hops[0].Run != "liqo-1.1.0" || st.Hops[0].Phase != v1alpha1.RunSucceeded {
+	if len(st.Hops) != 1 || st.Hops[0].From != "1.0.0" || st.Hops[0].To != "1.1.0" || st.Hops[0].Run != ns+".liqo-1.1.0" || st.Hops[0].Phase != v1alpha1.RunSucceeded {
 		t.Errorf("hops:\n%s", toYAML(st.Hops))
 	}
 	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
