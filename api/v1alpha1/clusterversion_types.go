@@ -238,6 +238,13 @@ type ClusterVersionStatus struct {
 	// Cause is the failure that halted or reverted this rollout.
 	// +optional
 	Cause string `json:"cause,omitempty"`
+	// Target is a digest of what this rollout moves the fleet to: its
+	// clusters and each one's version. An edit that leaves it as it is
+	// (a suspend, a wave's limits, onFailure) goes on with the rollout
+	// and keeps its record; a new target starts a new rollout.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Target string `json:"target,omitempty"`
 	// Clusters, in spec order. Atomic: the controller is the only writer
 	// (JSON patches of the lines that changed), and tracking a thousand
 	// lines as map entries made the API server's field management the

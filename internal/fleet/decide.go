@@ -107,7 +107,13 @@ func (x *decider) align() {
 	x.st.Desired = int32(len(x.sp.Clusters))
 	if x.st.ObservedGeneration != x.o.Generation || x.st.Phase == "" {
 		x.st.ObservedGeneration = x.o.Generation
-		x.restart()
+		// Only a new target is a new rollout: a suspend, or new wave
+		// limits, go on with this one, its Previous versions and member
+		// records kept for a revert.
+		if target := x.sp.Target(); target != x.st.Target || x.st.Phase == "" {
+			x.st.Target = target
+			x.restart()
+		}
 	}
 }
 

@@ -78,6 +78,10 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 		return "ok"
 	case "edit":
 		for _, a := range d.CmdArgs {
+			if a.Key == "onFailure" {
+				s.spec.OnFailure = v1alpha1.FailurePolicy(a.Vals[0])
+				continue
+			}
 			for i := range s.spec.Clusters {
 				if s.spec.Clusters[i].ID == a.Key || a.Key == "all" {
 					s.spec.Clusters[i].Version = a.Vals[0]
@@ -89,7 +93,10 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 	case "status":
 		return s.print(true)
 	case "suspend", "resume":
+		// Every change of the spec is a new generation, as the API
+		// server makes it.
 		s.spec.Suspend = d.Cmd == "suspend"
+		s.generation++
 		return s.compile()
 	case "world":
 		var out []string

@@ -1,8 +1,11 @@
 package fleet
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +43,18 @@ type WaveSpec struct {
 	MaxUnavailable int
 	Soak           time.Duration
 	Approval       bool
+}
+
+// Target is a digest of the rollout's target: each cluster's id and
+// version, in id order (the order of spec.clusters is not a target).
+func (s Spec) Target() string {
+	lines := make([]string, len(s.Clusters))
+	for i, c := range s.Clusters {
+		lines[i] = c.ID + "=" + c.Version
+	}
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:8])
 }
 
 // DefaultWave names the one wave of a fleet that declares none.
