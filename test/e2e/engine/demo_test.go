@@ -66,7 +66,7 @@ func TestDemo(t *testing.T) {
 	}
 	// The controller's event says what the rollback did on its first line,
 	// the line an event list shows, before the crashed container's logs.
-	rolledBack := regexp.MustCompile(`(?m)^RolledBack  run demo-2\.0\.0-controller rolled back: stage data-plane: step proxy failed: .*; rolled back data-plane, addons, schema, control-plane, crds; restore verified$`)
+	rolledBack := regexp.MustCompile(`(?m)^RolledBack  run demo-upgrades\.demo-2\.0\.0-controller rolled back: stage data-plane: step proxy failed: .*; rolled back data-plane, addons, schema, control-plane, crds; restore verified$`)
 	if !rolledBack.MatchString(s) {
 		t.Errorf("demo output lacks the controller's RolledBack event, outcome on its first line (%s)", rolledBack)
 	}
