@@ -121,7 +121,10 @@ func TestPlatformUpgradeResumesOnlyItsOwnHops(t *testing.T) {
 	if out, err := a.kubectl("patch", "platformupgrade", "web", "-n", a.ns, "--type=merge", "-p", `{"spec":{"suspend":false}}`); err != nil {
 		t.Fatalf("resume A: %v\n%s", err, out)
 	}
-	waitFor(t, "A's hop waiting again", func() bool { r := a.run(runA); return r != nil && r.Status.Phase == v1alpha1.RunRunning && r.Status.Step == "go-ahead" })
+	waitFor(t, "A's hop waiting again", func() bool {
+		r := a.run(runA)
+		return r != nil && r.Status.Phase == v1alpha1.RunRunning && r.Status.Step == "go-ahead"
+	})
 	if out, err := a.upshift("abort", runA); err != nil && !strings.Contains(out, "Aborted") {
 		t.Fatalf("upshift abort %s: %v\n%s", runA, err, out)
 	}
