@@ -1,5 +1,6 @@
 // Package liqo is Upshift's Liqo profile: a release catalog (catalog.yaml,
-// plan.yaml.tmpl) that upgrades Liqo on its real resource names, the
-// compatibility matrix ConfigMap of the Liqo upgrade controller, and a
-// Liqo-shaped v1.0.0 install (install/v1.0.0) to try it on. See README.md.
+// plan.yaml.tmpl) that applies Liqo's own CRD files and Liqo's chart as
+// rendered for the cluster, and the compatibility matrix ConfigMap of the
+// Liqo upgrade controller. Its tests hold it against Liqo's released
+// artifacts in ../shared/data/liqo. See README.md.
 package liqo

@@ -7,6 +7,13 @@
 // Kubernetes types embedded whole, hence about the same size.
 // The plans and the script next to them are written by hand.
 //
+// For speed only: what it writes is a stand-in, not Liqo. Its file names
+// and objects differ from Liqo's (networking.liqo.io_publickeys.yaml,
+// virtualkubelet.liqo.io_shadowpods.yaml; gateway templates of its own),
+// so nothing that claims to be Liqo's may be checked against it: the Liqo
+// profile (examples/liqo) is tested against Liqo's released artifacts in
+// ../shared/data/liqo.
+//
 //go:generate go run . -out ..
 package main
 
