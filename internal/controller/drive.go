@@ -82,19 +82,9 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 		block(v1alpha1.ReasonUnavailable, err.Error())
 		return
 	}
-	var out *runner.Outcome
-	switch d.act {
-	case Apply, ApplyRetry:
-		resolved, reason, msg := r.resolve(ctx, sess, p)
-		if reason != "" {
-			block(reason, msg)
-			return
-		}
-		out, err = sess.Apply(ctx, resolved, d.act == ApplyRetry)
-	case RetryStep:
-		out, err = sess.Retry(ctx, engine.RunOf(p))
-	case Rollback:
-		out, err = sess.Rollback(ctx, engine.RunOf(p))
+	out, started, err := r.act(ctx, d.act, sess, p, block)
+	if !started {
+		return
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -122,6 +112,34 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 			d.setRun(out.Run)
 		}
 	}
+}
+
+// act starts the drive's act on the plan's run. started is false when it
+// was blocked before (said with block): the plan refused, or its
+// finalizer not written. The finalizer goes on just before the run is
+// first written or moved, so a refused plan gets no write but its status.
+func (r *Reconciler) act(ctx context.Context, act Act, sess *runner.Session, p *v1alpha1.UpgradePlan, block func(string, string)) (out *runner.Outcome, started bool, err error) {
+	var resolved *runner.Resolved
+	if act == Apply || act == ApplyRetry {
+		var reason, msg string
+		if resolved, reason, msg = r.resolve(ctx, sess, p); reason != "" {
+			block(reason, msg)
+			return nil, false, nil
+		}
+	}
+	if err := holdDeletion(ctx, r.client, p); err != nil {
+		block(v1alpha1.ReasonUnavailable, err.Error())
+		return nil, false, nil
+	}
+	switch act {
+	case Apply, ApplyRetry:
+		out, err = sess.Apply(ctx, resolved, act == ApplyRetry)
+	case RetryStep:
+		out, err = sess.Retry(ctx, engine.RunOf(p))
+	case Rollback:
+		out, err = sess.Rollback(ctx, engine.RunOf(p))
+	}
+	return out, true, err
 }
 
 // resolve validates the plan for the cluster, reads its sources and runs

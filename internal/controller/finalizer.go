@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -25,15 +26,25 @@ import (
 // the object's version (the only write the controller makes to these
 // objects outside their status).
 
-// holdDeletion adds the finalizer to an object that lacks it.
+// holdDeletion adds the finalizer to an object that lacks it, read
+// afresh: it is written by a drive just before its run is first written
+// or moved, so a plan refused before that gets no write but its status.
 func holdDeletion(ctx context.Context, c ctrl.Client, obj ctrl.Object) error {
-	if controllerutil.ContainsFinalizer(obj, v1alpha1.FinalizerRun) {
-		return nil
-	}
-	patch := ctrl.MergeFromWithOptions(obj.DeepCopyObject().(ctrl.Object), ctrl.MergeFromWithOptimisticLock{})
-	controllerutil.AddFinalizer(obj, v1alpha1.FinalizerRun)
-	if err := c.Patch(ctx, obj, patch); err != nil {
-		return fmt.Errorf("add finalizer %s to %s/%s: %w", v1alpha1.FinalizerRun, obj.GetNamespace(), obj.GetName(), err)
+	key := ctrl.ObjectKeyFromObject(obj)
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur := obj.DeepCopyObject().(ctrl.Object)
+		if err := c.Get(ctx, key, cur); err != nil {
+			return err
+		}
+		if controllerutil.ContainsFinalizer(cur, v1alpha1.FinalizerRun) {
+			return nil
+		}
+		patch := ctrl.MergeFromWithOptions(cur.DeepCopyObject().(ctrl.Object), ctrl.MergeFromWithOptimisticLock{})
+		controllerutil.AddFinalizer(cur, v1alpha1.FinalizerRun)
+		return c.Patch(ctx, cur, patch)
+	})
+	if err != nil {
+		return fmt.Errorf("add finalizer %s to %s: %w", v1alpha1.FinalizerRun, key, err)
 	}
 	return nil
 }

@@ -154,32 +154,13 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 			l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
 			return runner.Resolve(ctx, l, objs)
 		},
-		Notice: func(msg string) { log.Info(redact.Text(msg)) },
-		Solved: func(s *upgrade.Solution) {
-			path := make([]string, len(s.Path))
-			for i, rel := range s.Path {
-				path[i] = rel.Version.String()
-			}
-			d.mu.Lock()
-			d.solvedFrom = upgrade.VersionString(s.From)
-			d.mu.Unlock()
-			d.update(func(p *PlatformProgress) {
-				p.Path, p.Current, p.SolvedFrom = path, upgrade.VersionString(s.From), upgrade.VersionString(s.From)
-				if p.Previous == "" {
-					p.Previous = p.Current
-				}
-				p.Message = fmt.Sprintf("from %s to %s in %d hop(s)", upgrade.VersionString(s.From), s.To, len(s.Path))
-			})
-			r.wakeUp(pu, false)
-		},
-		HopDone: func(h upgrade.Hop) {
-			d.setHop(hopStatus(h.Run, h.From))
-			if h.Run != nil && h.Run.Status.Phase == v1alpha1.RunSucceeded {
-				d.update(func(p *PlatformProgress) { p.Current = h.To })
-				r.recorder.Event(pu, corev1.EventTypeNormal, ReasonHopSucceeded, clip(fmt.Sprintf("hop to %s succeeded (run %s)", h.To, h.Run.Name)))
-			}
-			r.wakeUp(pu, false)
-		},
+		Notice:  func(msg string) { log.Info(redact.Text(msg)) },
+		Solved:  r.solved(d, pu),
+		HopDone: r.hopDone(d, pu),
+	}
+	if err := holdDeletion(ctx, r.client, pu); err != nil { // before any hop is written
+		block(v1alpha1.ReasonUnavailable, err.Error())
+		return
 	}
 	res, err := hops.Run(ctx)
 	if ctx.Err() != nil {
@@ -195,6 +176,39 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 	}
 	r.drives.blocked.unblock(key)
 	end(v1alpha1.PlatformSucceeded, ReasonUpgradeDone, fmt.Sprintf("the platform runs %s", target))
+}
+
+// solved records the path the hops take, as the drive's progress.
+func (r *PlatformReconciler) solved(d *platformDrive, pu *v1alpha1.PlatformUpgrade) func(*upgrade.Solution) {
+	return func(s *upgrade.Solution) {
+		path := make([]string, len(s.Path))
+		for i, rel := range s.Path {
+			path[i] = rel.Version.String()
+		}
+		d.mu.Lock()
+		d.solvedFrom = upgrade.VersionString(s.From)
+		d.mu.Unlock()
+		d.update(func(p *PlatformProgress) {
+			p.Path, p.Current, p.SolvedFrom = path, upgrade.VersionString(s.From), upgrade.VersionString(s.From)
+			if p.Previous == "" {
+				p.Previous = p.Current
+			}
+			p.Message = fmt.Sprintf("from %s to %s in %d hop(s)", upgrade.VersionString(s.From), s.To, len(s.Path))
+		})
+		r.wakeUp(pu, false)
+	}
+}
+
+// hopDone records where a hop ended, with an event when it succeeded.
+func (r *PlatformReconciler) hopDone(d *platformDrive, pu *v1alpha1.PlatformUpgrade) func(upgrade.Hop) {
+	return func(h upgrade.Hop) {
+		d.setHop(hopStatus(h.Run, h.From))
+		if h.Run != nil && h.Run.Status.Phase == v1alpha1.RunSucceeded {
+			d.update(func(p *PlatformProgress) { p.Current = h.To })
+			r.recorder.Event(pu, corev1.EventTypeNormal, ReasonHopSucceeded, clip(fmt.Sprintf("hop to %s succeeded (run %s)", h.To, h.Run.Name)))
+		}
+		r.wakeUp(pu, false)
+	}
 }
 
 // failed sorts an error of the hops: what may change by itself is tried

@@ -69,9 +69,6 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		requeue, err := r.release(ctx, key, pu)
 		return ctrl.Result{RequeueAfter: requeue}, err
 	}
-	if err := holdDeletion(ctx, r.client, pu); err != nil {
-		return ctrl.Result{}, err
-	}
 	d := r.drives.get(key)
 	var progress *PlatformProgress
 	driving := false

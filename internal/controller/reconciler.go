@@ -78,9 +78,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		requeue, err := r.release(ctx, key, plan)
 		return ctrl.Result{RequeueAfter: requeue}, err
 	}
-	if err := holdDeletion(ctx, r.client, plan); err != nil {
-		return ctrl.Result{}, err
-	}
 	run, err := r.runOf(ctx, key)
 	if err != nil {
 		return ctrl.Result{}, err
