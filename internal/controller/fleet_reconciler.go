@@ -136,7 +136,7 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
 	p = withMembers(p, r.members, cv)
-	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits}
+	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits.of(req.NamespacedName)}
 	for _, a := range PendingRequests(cv.Annotations, status.HandledActions) {
 		switch a.Annotation {
 		case v1alpha1.AnnotationApprove:
@@ -187,6 +187,7 @@ func (r *FleetReconciler) fleetStatus(ctx context.Context, cv *v1alpha1.ClusterV
 func (r *FleetReconciler) forget(key types.NamespacedName) {
 	r.statuses.Delete(key)
 	r.endpoints.forget(key)
+	r.waits.forget(key)
 	if v, ok := r.fleets.LoadAndDelete(key); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -35,11 +35,13 @@ type Inputs struct {
 // happens, and asking about a hundred operations on every reconcile, when
 // one of them ended, would cost a hundred calls for one answer.
 type Watch interface {
-	// Ended is the last report of an operation seen ending (given once).
-	Ended(op string) (pluginsdk.OperationReport, bool)
+	// Ended is the last report of the cluster's operation seen ending
+	// (given once). A Watch is one fleet's: plugins number operations as
+	// they like, so the fleet and the cluster name one with its id.
+	Ended(cluster, op string) (pluginsdk.OperationReport, bool)
 	// Quiet tells an operation waited on and asked about recently:
 	// asking again brings nothing the wait would not.
-	Quiet(op string, now time.Time) bool
+	Quiet(cluster, op string, now time.Time) bool
 }
 
 // Result is a step's outcome: the status to save, the events to emit, the
@@ -131,13 +133,13 @@ func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) erro
 		}
 		id, op := e.ID, pluginsdk.Operation{ID: e.Operation.ID, Type: e.Operation.Type}
 		if w := r.in.Watch; w != nil {
-			if rep, ok := w.Ended(op.ID); ok {
+			if rep, ok := w.Ended(id, op.ID); ok {
 				r.mu.Lock()
 				r.o.Ops[id] = rep
 				r.mu.Unlock()
 				continue
 			}
-			if w.Quiet(op.ID, r.in.Now()) {
+			if w.Quiet(id, op.ID, r.in.Now()) {
 				continue // no news: Decide leaves it as it is
 			}
 		}
