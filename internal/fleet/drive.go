@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/plugin"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 )
 
@@ -70,6 +71,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	o := Observed{
 		Now: in.Now(), Generation: in.Generation, Approve: in.Approve, Retry: in.Retry != "", RetryValue: in.Retry,
 		Versions: map[string]pluginsdk.ClusterVersion{}, Statuses: map[string]pluginsdk.ClusterStatus{}, Ops: map[string]pluginsdk.OperationReport{},
+		Answers: map[string]string{},
 	}
 	r := &reader{p: p, in: in, o: &o}
 	for _, c := range sp.Clusters {
@@ -94,7 +96,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	if !d.Need.empty() {
 		res.RequeueAfter = time.Millisecond // the rest next time, at once
 	}
-	pluginUp(&res.Status, o.Now)
+	pluginUp(&res.Status, o.Answers, o.Now)
 	err := act(ctx, p, in, d.Calls, &res)
 	if err != nil {
 		res.Events = append(res.Events, PluginDown(&res.Status, err, in.Now())...)
@@ -146,7 +148,7 @@ func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) erro
 		g.Go(func() error {
 			rep, err := r.p.Report(ctx, id, op)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "the report of operation "+op.ID, err)
 			}
 			r.mu.Lock()
 			r.o.Ops[id] = rep
@@ -164,11 +166,11 @@ func (r *reader) read(ctx context.Context, n Need) error {
 		g.Go(func() error {
 			v, err := r.p.GetVersion(ctx, id)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "GetVersion", err)
 			}
 			s, err := r.p.GetClusterStatus(ctx, id)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "GetClusterStatus", err)
 			}
 			r.mu.Lock()
 			r.o.Versions[id], r.o.Statuses[id] = v, s
@@ -194,7 +196,7 @@ func (r *reader) allStatuses(ctx context.Context) error {
 		g.Go(func() error {
 			s, err := r.p.GetClusterStatus(ctx, id)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "GetClusterStatus", err)
 			}
 			r.mu.Lock()
 			r.o.Statuses[id] = s
@@ -217,8 +219,8 @@ func (r *reader) group(ctx context.Context) *errgroup.Group {
 }
 
 // act makes the calls and records what they started. A refused call fails
-// its cluster; a plugin that cannot be reached stops the step with what
-// was started recorded.
+// its cluster; a plugin that cannot be reached (or is too busy to answer)
+// stops the step with what was started recorded.
 func act(ctx context.Context, p Plugin, in Inputs, calls []Call, res *Result) error {
 	type outcome struct {
 		call Call
@@ -241,8 +243,8 @@ func act(ctx context.Context, p Plugin, in Inputs, calls []Call, res *Result) er
 		switch {
 		case o.err == nil:
 			Started(&res.Status, o.call, o.op, in.Now())
-		case errors.Is(o.err, ErrPluginDown):
-			downErr = o.err
+		case plugin.Classify(o.err) == plugin.Down:
+			downErr = down(o.err)
 		default:
 			res.Events = append(res.Events, Refused(&res.Status, o.call, o.err))
 			res.RequeueAfter = time.Millisecond
@@ -272,9 +274,9 @@ func invoke(ctx context.Context, p Plugin, c Call) (pluginsdk.Operation, error) 
 	return op, err
 }
 
-// down passes ErrPluginDown on as it is, and marks any other read error
-// as the plugin's being down too: a rollout that cannot read cannot
-// decide, so it waits where it is.
+// down passes ErrPluginDown on as it is, and marks an answer no cluster
+// can avoid (plugin.PluginAnswer) as the plugin's being down too: the
+// rollout waits where it is.
 func down(err error) error {
 	if errors.Is(err, ErrPluginDown) {
 		return err
