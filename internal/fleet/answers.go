@@ -49,7 +49,7 @@ func (x *decider) observeAnswers(e *v1alpha1.FleetClusterStatus) {
 	_, s := x.o.Statuses[e.ID]
 	switch {
 	case answered:
-		msg := answeredPrefix + a
+		msg := clip(answeredPrefix+a, MaxClusterMessage)
 		if e.Message != msg {
 			x.event(true, ReasonPluginAnswered, "cluster %s: %s", e.ID, msg)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/plugin"
@@ -29,6 +30,10 @@ type Inputs struct {
 	// Watch, when set, knows about operations without asking the
 	// plugin.
 	Watch Watch
+	// StatusBudget is how many bytes the status may take in the object
+	// (MaxObjectBytes less the rest of it); 0: no limit. A step whose
+	// calls could take the status past it makes none.
+	StatusBudget int
 }
 
 // Watch knows about operations in flight without asking the plugin: a
@@ -97,10 +102,16 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 		res.RequeueAfter = time.Millisecond // the rest next time, at once
 	}
 	pluginUp(&res.Status, o.Answers, o.Now)
+	fit(&res.Status)
+	if held, ev := tooLarge(&res.Status, st.Message, d.Calls, in.StatusBudget, metav1.NewTime(o.Now)); held {
+		res.Events, d.Calls = append(res.Events, ev...), nil
+		res.RequeueAfter = WaitPoll
+	}
 	err := act(ctx, p, in, d.Calls, &res)
 	if err != nil {
 		res.Events = append(res.Events, PluginDown(&res.Status, err, in.Now())...)
 	}
+	fit(&res.Status)
 	for _, e := range res.Status.Clusters {
 		if e.Operation != nil {
 			res.InFlight++
@@ -114,6 +125,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 func unreachable(st v1alpha1.ClusterVersionStatus, err error, in Inputs) Result {
 	st = *st.DeepCopy()
 	events := PluginDown(&st, err, in.Now())
+	fit(&st)
 	return Result{Status: st, Events: events, RequeueAfter: WaitPoll}
 }
 
