@@ -225,7 +225,9 @@ type ClusterVersionStatus struct {
 	// Conditions: Ready (every cluster at its version and in service),
 	// Reconciling (the rollout moves), Stalled (a person must act),
 	// WaitingForApproval, PluginReachable (False: the ops plugin does not
-	// answer, and the message names the clusters it left out of service).
+	// answer, and the message names the clusters it left out of service;
+	// True with reason PluginAnsweredError: it answered errors about some
+	// clusters, named with its code and message, which wait).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
