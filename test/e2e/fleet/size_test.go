@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/fleet"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
@@ -86,7 +87,7 @@ func TestFleetStatusAtItsLargestFits(t *testing.T) {
 	}
 	data, _ := json.Marshal(stored.Object)
 	t.Logf("%d clusters at their largest: %d bytes stored (%d per cluster)", maxClusters, len(data), len(data)/maxClusters)
-	if limit := 5 << 18; len(data) > limit { // 1.25 MiB
+	if limit := fleet.MaxObjectBytes; len(data) > limit {
 		t.Errorf("the object is %d bytes, over the %d the controller lets it grow to", len(data), limit)
 	}
 
