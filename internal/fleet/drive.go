@@ -160,7 +160,7 @@ func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) erro
 		g.Go(func() error {
 			rep, err := r.p.Report(ctx, id, op)
 			if err != nil {
-				return r.answer(id, "the report of operation "+op.ID, err)
+				return r.answer(id, "a question about operation "+op.ID, err)
 			}
 			r.mu.Lock()
 			r.o.Ops[id] = rep
