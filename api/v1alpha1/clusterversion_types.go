@@ -46,10 +46,24 @@ type ClusterVersionList struct {
 type ClusterVersionSpec struct {
 	// Clusters in the order they are upgraded (within a wave), each with
 	// the Kubernetes version its control plane and node pools should run.
+	// At most 400: a larger fleet is several ClusterVersions.
+	//
+	// Why 400: the object, spec and status, must stay well under etcd's
+	// 1.5 MiB request limit, or a status save fails. A cluster at its
+	// largest plausible size takes 2,738 bytes as stored (measured by
+	// TestFleetStatusAtItsLargestFits): its status entry 2,286 (id 160
+	// bytes, wave 63, five node pools of 40-byte ids and 32-byte
+	// versions, twice with the previous versions, an operation of a
+	// 128-byte id and 32-byte type, progress 64 and message 256, both cut
+	// there by the controller, a member run) plus its spec entry and its
+	// managedFields line, about 450. 400 × 2,738 = 1,095,200 bytes, with
+	// the fleet's own fields about 1.05 MiB: 70% of 1.5 MiB, under the
+	// 1.25 MiB past which the controller starts no operation (so no save
+	// fails for size after a plugin call).
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=10000
+	// +kubebuilder:validation:MaxItems=400
 	Clusters []FleetCluster `json:"clusters"`
 	// OpsEndpoint is the ops plugin that operates the clusters.
 	OpsEndpoint OpsEndpoint `json:"opsEndpoint"`
@@ -152,6 +166,7 @@ type Wave struct {
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
 	// Clusters by id.
+	// +kubebuilder:validation:MaxItems=400
 	// +optional
 	Clusters []string `json:"clusters,omitempty"`
 	// Selector over the clusters' labels.
@@ -210,7 +225,9 @@ type ClusterVersionStatus struct {
 	// Conditions: Ready (every cluster at its version and in service),
 	// Reconciling (the rollout moves), Stalled (a person must act),
 	// WaitingForApproval, PluginReachable (False: the ops plugin does not
-	// answer, and the message names the clusters it left out of service).
+	// answer, and the message names the clusters it left out of service;
+	// True with reason PluginAnsweredError: it answered errors about some
+	// clusters, named with its code and message, which wait).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -248,8 +265,10 @@ type ClusterVersionStatus struct {
 	// Clusters, in spec order. Atomic: the controller is the only writer
 	// (JSON patches of the lines that changed), and tracking a thousand
 	// lines as map entries made the API server's field management the
-	// largest cost of storing a fleet's status.
+	// largest cost of storing a fleet's status. As many as
+	// spec.clusters (see its MaxItems).
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=400
 	// +optional
 	Clusters []FleetClusterStatus `json:"clusters,omitempty"`
 	// HandledActions maps each action annotation (upshift.dev/approve,

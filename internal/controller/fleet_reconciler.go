@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -136,7 +137,8 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
 	p = withMembers(p, r.members, cv)
-	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits}
+	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits.of(req.NamespacedName),
+		StatusBudget: statusBudget(cv)}
 	for _, a := range PendingRequests(cv.Annotations, status.HandledActions) {
 		switch a.Annotation {
 		case v1alpha1.AnnotationApprove:
@@ -187,6 +189,7 @@ func (r *FleetReconciler) fleetStatus(ctx context.Context, cv *v1alpha1.ClusterV
 func (r *FleetReconciler) forget(key types.NamespacedName) {
 	r.statuses.Delete(key)
 	r.endpoints.forget(key)
+	r.waits.forget(key)
 	if v, ok := r.fleets.LoadAndDelete(key); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -224,6 +227,16 @@ func (r *FleetReconciler) next(ctx context.Context, p fleet.Plugin, key types.Na
 		after = every
 	}
 	return after
+}
+
+// statusBudget is how many bytes the fleet's status may take:
+// fleet.MaxObjectBytes less the rest of the object (its spec and
+// metadata, managedFields and annotations included, as the cache holds
+// them: without the status).
+func statusBudget(cv *v1alpha1.ClusterVersion) int {
+	m, _ := json.Marshal(cv.ObjectMeta)
+	s, _ := json.Marshal(cv.Spec)
+	return max(1, fleet.MaxObjectBytes-len(m)-len(s)-len(`{"apiVersion":"upshift.dev/v1alpha1","kind":"ClusterVersion","metadata":,"spec":,"status":}`))
 }
 
 func (r *FleetReconciler) statusCache(key types.NamespacedName) *fleet.StatusCache {

@@ -30,43 +30,73 @@ type fleetWaits struct {
 	// for its progress.
 	poll time.Duration
 	mu   sync.Mutex
-	// waiting holds the operation ids waited on; asked, when each was
-	// last left to the reconcile to ask about; ended, the last reports of
+	// waiting holds the operations waited on; asked, when each was last
+	// left to the reconcile to ask about; ended, the last reports of
 	// those seen ending, until a reconcile takes them.
-	waiting map[string]bool
-	asked   map[string]time.Time
-	ended   map[string]pluginsdk.OperationReport
+	waiting map[opKey]bool
+	asked   map[opKey]time.Time
+	ended   map[opKey]pluginsdk.OperationReport
+}
+
+// opKey names an operation: plugins number their operations as they
+// like (the sim from 1 in each process), so an id alone may name
+// operations of several fleets, or of several clusters of one.
+type opKey struct {
+	fleet       types.NamespacedName
+	cluster, op string
 }
 
 func newFleetWaits(poll time.Duration) *fleetWaits {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &fleetWaits{ctx: ctx, stop: cancel, wake: make(chan event.GenericEvent, 1024), poll: poll,
-		waiting: map[string]bool{}, asked: map[string]time.Time{}, ended: map[string]pluginsdk.OperationReport{}}
+		waiting: map[opKey]bool{}, asked: map[opKey]time.Time{}, ended: map[opKey]pluginsdk.OperationReport{}}
 }
 
-// Ended gives, once, the last report of an operation seen ending
-// (fleet.Watch).
-func (w *fleetWaits) Ended(op string) (pluginsdk.OperationReport, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	rep, ok := w.ended[op]
-	delete(w.ended, op)
+// of is the fleet.Watch of one fleet.
+func (w *fleetWaits) of(fleet types.NamespacedName) fleetWatch { return fleetWatch{w, fleet} }
+
+// fleetWatch is one fleet's view of the waits.
+type fleetWatch struct {
+	w     *fleetWaits
+	fleet types.NamespacedName
+}
+
+// Ended gives, once, the last report of an operation seen ending.
+func (f fleetWatch) Ended(cluster, op string) (pluginsdk.OperationReport, bool) {
+	k := opKey{f.fleet, cluster, op}
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	rep, ok := f.w.ended[k]
+	delete(f.w.ended, k)
 	return rep, ok
 }
 
 // Quiet tells an operation waited on and asked about within the poll
-// interval (fleet.Watch): its wait would have ended had it.
-func (w *fleetWaits) Quiet(op string, now time.Time) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.waiting[op] {
+// interval: its wait would have ended had it.
+func (f fleetWatch) Quiet(cluster, op string, now time.Time) bool {
+	k := opKey{f.fleet, cluster, op}
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	if !f.w.waiting[k] {
 		return false
 	}
-	if t, ok := w.asked[op]; ok && now.Sub(t) < w.poll {
+	if t, ok := f.w.asked[k]; ok && now.Sub(t) < f.w.poll {
 		return true
 	}
-	w.asked[op] = now
+	f.w.asked[k] = now
 	return false
+}
+
+// forget drops the ends a deleted fleet did not take; its waits end
+// with their operations (or the next maxWait).
+func (w *fleetWaits) forget(fleet types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range w.ended {
+		if k.fleet == fleet {
+			delete(w.ended, k)
+		}
+	}
 }
 
 // Start runs until the manager stops, then ends every wait.
@@ -83,31 +113,32 @@ func (w *fleetWaits) follow(p fleet.Plugin, key types.NamespacedName, st v1alpha
 		if op == nil {
 			continue
 		}
+		k := opKey{key, e.ID, op.ID}
 		w.mu.Lock()
-		started := w.waiting[op.ID]
+		started := w.waiting[k]
 		if !started {
 			// The step that started it, or re-attached to it, has just
 			// reported on it: the poll's interval counts from now.
-			w.waiting[op.ID], w.asked[op.ID] = true, time.Now()
+			w.waiting[k], w.asked[k] = true, time.Now()
 		}
 		w.mu.Unlock()
 		if !started {
-			go w.wait(p, key, e.ID, pluginsdk.Operation{ID: op.ID, Type: op.Type})
+			go w.wait(p, k, pluginsdk.Operation{ID: op.ID, Type: op.Type})
 		}
 	}
 }
 
 // wait waits on one operation and wakes the fleet when it ends.
-func (w *fleetWaits) wait(p fleet.Plugin, key types.NamespacedName, cluster string, op pluginsdk.Operation) {
+func (w *fleetWaits) wait(p fleet.Plugin, k opKey, op pluginsdk.Operation) {
 	defer func() {
 		w.mu.Lock()
-		delete(w.waiting, op.ID)
-		delete(w.asked, op.ID)
+		delete(w.waiting, k)
+		delete(w.asked, k)
 		w.mu.Unlock()
 	}()
 	for {
 		ctx, cancel := context.WithTimeout(w.ctx, maxWait)
-		rep, err := p.Wait(ctx, cluster, op)
+		rep, err := p.Wait(ctx, k.cluster, op)
 		cancel()
 		switch {
 		case w.ctx.Err() != nil:
@@ -115,13 +146,13 @@ func (w *fleetWaits) wait(p fleet.Plugin, key types.NamespacedName, cluster stri
 		case err != nil:
 			// The plugin is down or failed the call: the reconcile's poll
 			// takes over, and says so in the status.
-			w.send(key)
+			w.send(k.fleet)
 			return
 		case rep.Status != pluginsdk.OperationRunning:
 			w.mu.Lock()
-			w.ended[op.ID] = rep
+			w.ended[k] = rep
 			w.mu.Unlock()
-			w.send(key)
+			w.send(k.fleet)
 			return
 		}
 	}

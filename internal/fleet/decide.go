@@ -146,6 +146,7 @@ func (x *decider) observe() {
 			e.InService = s.Service == pluginsdk.ServiceIn
 			e.Available = s.Available
 		}
+		x.observeAnswers(e)
 	}
 }
 
@@ -158,6 +159,10 @@ func (x *decider) fresh(id string) bool {
 }
 
 func (x *decider) need(id string) {
+	if _, answered := x.o.Answers[id]; answered {
+		x.requeue(WaitPoll) // asked again next step, not at once
+		return
+	}
 	for _, n := range x.d.Need.Clusters {
 		if n == id {
 			return

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/plugin"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 )
 
@@ -28,6 +30,10 @@ type Inputs struct {
 	// Watch, when set, knows about operations without asking the
 	// plugin.
 	Watch Watch
+	// StatusBudget is how many bytes the status may take in the object
+	// (MaxObjectBytes less the rest of it); 0: no limit. A step whose
+	// calls could take the status past it makes none.
+	StatusBudget int
 }
 
 // Watch knows about operations in flight without asking the plugin: a
@@ -35,11 +41,13 @@ type Inputs struct {
 // happens, and asking about a hundred operations on every reconcile, when
 // one of them ended, would cost a hundred calls for one answer.
 type Watch interface {
-	// Ended is the last report of an operation seen ending (given once).
-	Ended(op string) (pluginsdk.OperationReport, bool)
+	// Ended is the last report of the cluster's operation seen ending
+	// (given once). A Watch is one fleet's: plugins number operations as
+	// they like, so the fleet and the cluster name one with its id.
+	Ended(cluster, op string) (pluginsdk.OperationReport, bool)
 	// Quiet tells an operation waited on and asked about recently:
 	// asking again brings nothing the wait would not.
-	Quiet(op string, now time.Time) bool
+	Quiet(cluster, op string, now time.Time) bool
 }
 
 // Result is a step's outcome: the status to save, the events to emit, the
@@ -68,6 +76,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	o := Observed{
 		Now: in.Now(), Generation: in.Generation, Approve: in.Approve, Retry: in.Retry != "", RetryValue: in.Retry,
 		Versions: map[string]pluginsdk.ClusterVersion{}, Statuses: map[string]pluginsdk.ClusterStatus{}, Ops: map[string]pluginsdk.OperationReport{},
+		Answers: map[string]string{},
 	}
 	r := &reader{p: p, in: in, o: &o}
 	for _, c := range sp.Clusters {
@@ -92,11 +101,17 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	if !d.Need.empty() {
 		res.RequeueAfter = time.Millisecond // the rest next time, at once
 	}
-	pluginUp(&res.Status, o.Now)
+	pluginUp(&res.Status, o.Answers, o.Now)
+	fit(&res.Status)
+	if held, ev := tooLarge(&res.Status, st.Message, d.Calls, in.StatusBudget, metav1.NewTime(o.Now)); held {
+		res.Events, d.Calls = append(res.Events, ev...), nil
+		res.RequeueAfter = WaitPoll
+	}
 	err := act(ctx, p, in, d.Calls, &res)
 	if err != nil {
 		res.Events = append(res.Events, PluginDown(&res.Status, err, in.Now())...)
 	}
+	fit(&res.Status)
 	for _, e := range res.Status.Clusters {
 		if e.Operation != nil {
 			res.InFlight++
@@ -110,6 +125,7 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 func unreachable(st v1alpha1.ClusterVersionStatus, err error, in Inputs) Result {
 	st = *st.DeepCopy()
 	events := PluginDown(&st, err, in.Now())
+	fit(&st)
 	return Result{Status: st, Events: events, RequeueAfter: WaitPoll}
 }
 
@@ -131,20 +147,20 @@ func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) erro
 		}
 		id, op := e.ID, pluginsdk.Operation{ID: e.Operation.ID, Type: e.Operation.Type}
 		if w := r.in.Watch; w != nil {
-			if rep, ok := w.Ended(op.ID); ok {
+			if rep, ok := w.Ended(id, op.ID); ok {
 				r.mu.Lock()
 				r.o.Ops[id] = rep
 				r.mu.Unlock()
 				continue
 			}
-			if w.Quiet(op.ID, r.in.Now()) {
+			if w.Quiet(id, op.ID, r.in.Now()) {
 				continue // no news: Decide leaves it as it is
 			}
 		}
 		g.Go(func() error {
 			rep, err := r.p.Report(ctx, id, op)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "a question about operation "+op.ID, err)
 			}
 			r.mu.Lock()
 			r.o.Ops[id] = rep
@@ -162,11 +178,11 @@ func (r *reader) read(ctx context.Context, n Need) error {
 		g.Go(func() error {
 			v, err := r.p.GetVersion(ctx, id)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "GetVersion", err)
 			}
 			s, err := r.p.GetClusterStatus(ctx, id)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "GetClusterStatus", err)
 			}
 			r.mu.Lock()
 			r.o.Versions[id], r.o.Statuses[id] = v, s
@@ -192,7 +208,7 @@ func (r *reader) allStatuses(ctx context.Context) error {
 		g.Go(func() error {
 			s, err := r.p.GetClusterStatus(ctx, id)
 			if err != nil {
-				return down(err)
+				return r.answer(id, "GetClusterStatus", err)
 			}
 			r.mu.Lock()
 			r.o.Statuses[id] = s
@@ -215,8 +231,8 @@ func (r *reader) group(ctx context.Context) *errgroup.Group {
 }
 
 // act makes the calls and records what they started. A refused call fails
-// its cluster; a plugin that cannot be reached stops the step with what
-// was started recorded.
+// its cluster; a plugin that cannot be reached (or is too busy to answer)
+// stops the step with what was started recorded.
 func act(ctx context.Context, p Plugin, in Inputs, calls []Call, res *Result) error {
 	type outcome struct {
 		call Call
@@ -239,8 +255,8 @@ func act(ctx context.Context, p Plugin, in Inputs, calls []Call, res *Result) er
 		switch {
 		case o.err == nil:
 			Started(&res.Status, o.call, o.op, in.Now())
-		case errors.Is(o.err, ErrPluginDown):
-			downErr = o.err
+		case plugin.Classify(o.err) == plugin.Down:
+			downErr = down(o.err)
 		default:
 			res.Events = append(res.Events, Refused(&res.Status, o.call, o.err))
 			res.RequeueAfter = time.Millisecond
@@ -270,9 +286,9 @@ func invoke(ctx context.Context, p Plugin, c Call) (pluginsdk.Operation, error) 
 	return op, err
 }
 
-// down passes ErrPluginDown on as it is, and marks any other read error
-// as the plugin's being down too: a rollout that cannot read cannot
-// decide, so it waits where it is.
+// down passes ErrPluginDown on as it is, and marks an answer no cluster
+// can avoid (plugin.PluginAnswer) as the plugin's being down too: the
+// rollout waits where it is.
 func down(err error) error {
 	if errors.Is(err, ErrPluginDown) {
 		return err

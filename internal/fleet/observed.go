@@ -20,6 +20,10 @@ type Observed struct {
 	AllStatuses bool
 	// Ops are the reports of the operations in flight, by cluster.
 	Ops map[string]pluginsdk.OperationReport
+	// Answers are the errors the plugin answered about clusters, by
+	// cluster ("GetVersion with NotFound: ..."): each waits, marked,
+	// and is not asked for again in this decision.
+	Answers map[string]string
 	// CanRevert: the plugin serves RevertCluster.
 	CanRevert bool
 	// Approve is a new upshift.dev/approve value, if any; Retry: a new

@@ -43,9 +43,3 @@ func PluginDown(st *v1alpha1.ClusterVersionStatus, err error, now time.Time) []E
 	}
 	return []Event{{Warning: true, Reason: ReasonPluginDown, Message: msg}}
 }
-
-// pluginUp records that the plugin answered.
-func pluginUp(st *v1alpha1.ClusterVersionStatus, now time.Time) {
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: ConditionPluginReachable, Status: metav1.ConditionTrue,
-		Reason: "Answering", Message: "the ops plugin answers", ObservedGeneration: st.ObservedGeneration, LastTransitionTime: metav1.NewTime(now)})
-}

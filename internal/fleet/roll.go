@@ -131,6 +131,10 @@ func (x *decider) rollWave(w int, members []int) {
 		if e.Phase != v1alpha1.ClusterPending || inFlight >= ws.MaxConcurrency {
 			continue
 		}
+		if _, answered := x.o.Answers[e.ID]; answered {
+			x.requeue(WaitPoll) // it waits; the next ones may go
+			continue
+		}
 		if !x.fresh(e.ID) {
 			// Read a slot's worth ahead: a cluster at its version already
 			// takes no slot, so more may be read next time.

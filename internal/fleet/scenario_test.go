@@ -216,6 +216,8 @@ func (s *scenario) set(t *testing.T, d *datadriven.TestData) string {
 			c.in = a.Vals[0] == "true"
 		case "available":
 			c.avail = a.Vals[0] == "true"
+		case "gone":
+			c.gone = a.Vals[0] == "true"
 		case "master":
 			c.master = a.Vals[0]
 		case "pools":
@@ -371,7 +373,7 @@ func (s *scenario) print(clusters bool) string {
 	if st.Message != "" {
 		out = append(out, "message: "+st.Message)
 	}
-	if c := meta.FindStatusCondition(st.Conditions, ConditionPluginReachable); c != nil && c.Status == metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(st.Conditions, ConditionPluginReachable); c != nil && (c.Status == metav1.ConditionFalse || c.Reason == "PluginAnsweredError") {
 		out = append(out, "plugin: "+c.Message)
 	}
 	for _, e := range st.Clusters {

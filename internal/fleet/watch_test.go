@@ -15,13 +15,13 @@ type fakeWatch struct {
 	quiet map[string]bool
 }
 
-func (f *fakeWatch) Ended(op string) (pluginsdk.OperationReport, bool) {
+func (f *fakeWatch) Ended(_, op string) (pluginsdk.OperationReport, bool) {
 	r, ok := f.ended[op]
 	delete(f.ended, op)
 	return r, ok
 }
 
-func (f *fakeWatch) Quiet(op string, _ time.Time) bool { return f.quiet[op] }
+func (f *fakeWatch) Quiet(_, op string, _ time.Time) bool { return f.quiet[op] }
 
 // An operation the driver waits on is not asked about while its wait
 // runs, and its end, seen by the wait, is taken in without asking: a

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 )
@@ -35,6 +38,13 @@ type worldCluster struct {
 	avail  bool
 	// member is what the member runs left on the cluster.
 	member string
+	// gone: the plugin answers NotFound about it.
+	gone bool
+}
+
+// notFound is the plugin's answer about a cluster it does not know.
+func notFound(id string) error {
+	return status.Errorf(codes.NotFound, "no cluster %s in this project", id)
 }
 
 type worldOp struct {
@@ -101,6 +111,9 @@ func (w *world) GetVersion(_ context.Context, id string) (pluginsdk.ClusterVersi
 	}
 	defer w.mu.Unlock()
 	c := w.clusters[id]
+	if c.gone {
+		return pluginsdk.ClusterVersion{}, notFound(id)
+	}
 	return pluginsdk.ClusterVersion{Master: c.master, NodePools: append([]pluginsdk.NodePoolVersion(nil), c.pools...)}, nil
 }
 
@@ -110,6 +123,9 @@ func (w *world) GetClusterStatus(_ context.Context, id string) (pluginsdk.Cluste
 	}
 	defer w.mu.Unlock()
 	c := w.clusters[id]
+	if c.gone {
+		return pluginsdk.ClusterStatus{}, notFound(id)
+	}
 	s := pluginsdk.ClusterStatus{Service: pluginsdk.ServiceOut, Available: c.avail}
 	if c.in {
 		s.Service = pluginsdk.ServiceIn

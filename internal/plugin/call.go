@@ -26,7 +26,6 @@ const (
 	reqDescribeOperation  = "DescribeOperation"
 	reqWaitOperation      = "WaitOperation"
 	reqRevertCluster      = "RevertCluster"
-	reqCapabilities       = "Capabilities"
 )
 
 // read makes a call that changes nothing, retrying it with the backoff
@@ -38,17 +37,21 @@ const (
 // that ran out of time; and here the last attempt's error tells
 // ErrPluginDown from the plugin's own answer.
 func (c *Client) read(ctx context.Context, requestType, method string, call func(context.Context) error) error {
+	return c.done(ctx, requestType, method, c.retried(ctx, call))
+}
+
+// retried makes a read's attempts, uncounted.
+func (c *Client) retried(ctx context.Context, call func(context.Context) error) error {
 	b := c.opts.Backoff
 	var err error
 	for {
 		if err = c.attempt(ctx, c.opts.CallTimeout, call); err == nil || !retryable(err) || b.Steps <= 0 || ctx.Err() != nil {
-			break
+			return err
 		}
 		if !sleep(ctx, b.Step()) {
-			break
+			return err
 		}
 	}
-	return c.done(ctx, requestType, method, err)
 }
 
 // mutate makes a call that starts an operation, once. A mutation that

@@ -74,3 +74,27 @@ func TestMetricsOncePerCall(t *testing.T) {
 		t.Errorf("GetClusterStatus took %d attempts, want 3", n)
 	}
 }
+
+// Upshift's own Capabilities probe is not a call the operator's plugin
+// knows: a plugin that does not serve upshift.ops.v1 answers it
+// Unimplemented, and that must not count as a failed plugin call (an
+// alert on the failed-call counter would fire against a healthy
+// plugin). Nor does it count as a success.
+func TestCapabilitiesProbeIsNotCounted(t *testing.T) {
+	c := dial(t, Endpoint{Address: startPlugin(t, &fakePlugin{}, pluginsdk.Insecure()), Insecure: true}, quick)
+	counters := []*prometheus.CounterVec{metrics.PluginCallSuccess, metrics.PluginCallFailed,
+		metrics.ControllerPluginCallSuccess, metrics.ControllerPluginCallFailed}
+	before := make([]float64, len(counters))
+	for i, cv := range counters {
+		before[i] = testutil.ToFloat64(cv.WithLabelValues("Capabilities"))
+	}
+	caps, err := c.Capabilities(callCtx(t))
+	if err != nil || caps != (Capabilities{}) {
+		t.Fatalf("Capabilities of a plugin without upshift.ops.v1: %+v, %v; want none, no error", caps, err)
+	}
+	for i, cv := range counters {
+		if d := testutil.ToFloat64(cv.WithLabelValues("Capabilities")) - before[i]; d != 0 {
+			t.Errorf("counter %d counted the Capabilities probe: +%v", i, d)
+		}
+	}
+}

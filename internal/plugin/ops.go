@@ -118,10 +118,13 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 		return *c.caps, nil
 	}
 	var got *opsv1.OpsCapabilities
-	err := c.read(ctx, reqCapabilities, "Capabilities", func(ctx context.Context) (err error) {
+	// Not counted in the plugin-call metrics: it is Upshift's probe, not
+	// a call of the operator's protocol, and a plugin without
+	// upshift.ops.v1 answers it Unimplemented, healthy as it is.
+	err := c.wrap(ctx, "Capabilities", c.retried(ctx, func(ctx context.Context) (err error) {
 		got, err = c.ops.Capabilities(ctx, &emptypb.Empty{})
 		return err
-	})
+	}))
 	switch {
 	case status.Code(err) == codes.Unimplemented:
 		c.caps = &Capabilities{}
