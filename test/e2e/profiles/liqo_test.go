@@ -193,7 +193,7 @@ func TestLiqoProfileUpgradesThroughPlatformUpgrade(t *testing.T) {
 	e.installLiqo()
 
 	t.Run("plan --to with the directory catalog", func(t *testing.T) {
-		out, code := e.upshift("plan", "--to", "v1.1.0", "--catalog", liqoExample, "--set", "crdsURL="+crdsURL)
+		out, code := e.upshift("plan", "--to", "v1.1.0", "--catalog", liqoExample, "--set", "crdsURL="+crdsURL, "--allow-http-sources")
 		if code != 0 {
 			t.Fatalf("upshift plan exit %d:\n%s", code, out)
 		}
