@@ -63,8 +63,10 @@ func TestLoginLimitsAcrossAddresses(t *testing.T) {
 		passed++
 		done(true)
 	}
-	if passed > globalBurst+1 {
-		t.Errorf("%d failing attempts from distinct addresses passed, want at most %d", passed, globalBurst+1)
+	// The burst, and what refills while the loop runs; without a bound
+	// across addresses all 40,960 would pass.
+	if passed > 100 || passed < globalBurst {
+		t.Errorf("%d of %d failing attempts from distinct addresses passed, want about %d", passed, 10*maxHosts, globalBurst)
 	}
 	if len(l.byHost) > maxHosts || l.recent.Len() > maxHosts {
 		t.Errorf("the table holds %d addresses, more than %d", len(l.byHost), maxHosts)
