@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -153,4 +155,33 @@ func loginFrom(t *testing.T, s *server, from, password string) (int, []byte) {
 	var b bytes.Buffer
 	_, _ = b.ReadFrom(resp.Body)
 	return resp.StatusCode, b.Bytes()
+}
+
+// TestServerRefusesHTTPSourcesUnlessAllowed: a plan preview whose source
+// is plain http:// answers 400 naming the field, the source unasked;
+// the server's --allow-http-sources lets it be read.
+func TestServerRefusesHTTPSourcesUnlessAllowed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns, catalog, _ := e.platform()
+	var asked atomic.Int32
+	src := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		fmt.Fprintf(w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-http, namespace: %s}\n", ns)
+	})) // 127.0.0.1
+	t.Cleanup(src.Close)
+	plan := map[string]any{"apiVersion": "upshift.dev/v1alpha1", "kind": "UpgradePlan", "metadata": map[string]any{"name": "over-http"},
+		"spec": map[string]any{"version": "1.0.0", "stages": []any{map[string]any{"name": "only", "steps": []any{
+			map[string]any{"name": "cm", "manifests": map[string]any{"url": src.URL + "/cm.yaml"}}}}}}}
+
+	s := e.serve("--catalog", catalog)
+	code, body := s.call("POST", "/api/plans/preview", s.login(adminPassword), plan)
+	if want := "spec.stages[0].steps[0].manifests.url: http:// is refused"; code != http.StatusBadRequest || !strings.Contains(string(body), want) || asked.Load() != 0 {
+		t.Errorf("preview of an http:// source = %d %s (asked %d times), want 400 saying %q", code, body, asked.Load(), want)
+	}
+	s.kill()
+	s = e.serve("--catalog", catalog, "--allow-http-sources")
+	if code, body := s.call("POST", "/api/plans/preview", s.login(adminPassword), plan); code != http.StatusOK || asked.Load() == 0 {
+		t.Errorf("with --allow-http-sources: preview = %d %s, want 200 with the source read", code, body)
+	}
 }
