@@ -64,6 +64,14 @@ type UpgradePlanSpec struct {
 	// runs the plan regardless.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+	// AllowInsecureHTTP lets the plan's url sources, helm charts and
+	// chart repositories be fetched over plain http://, which anyone on
+	// the way can change; without it (or the controller's, the server's
+	// or the CLI's --allow-http-sources) they are refused before
+	// anything changes. Redirects are followed to the same host only,
+	// and never from https:// to http://.
+	// +optional
+	AllowInsecureHTTP bool `json:"allowInsecureHTTP,omitempty"`
 	// Checks are the cluster's health before any change (a runbook's
 	// success criteria: nodes Ready, no crash-looping pods, PVCs Bound,
 	// releases Ready), gates checked once when a run starts, before its
@@ -155,7 +163,8 @@ type Source struct {
 	// Path is a file or a directory, relative to the plan file.
 	// +optional
 	Path string `json:"path,omitempty"`
-	// URL is fetched over HTTPS (or HTTP).
+	// URL is fetched over HTTPS (over HTTP only with the plan's
+	// spec.allowInsecureHTTP or --allow-http-sources).
 	// +optional
 	URL string `json:"url,omitempty"`
 	// CAFile verifies the URL's server, relative to the plan file.

@@ -164,6 +164,7 @@ func resolveLoaded(cmd *cobra.Command, file string, l *plan.Loaded, kf *kubeFlag
 				file, fields[0], more, runner.SourceEnv(l, nil).Namespace, err)
 		}
 	}
+	l.AllowHTTP = kf.allowHTTP
 	p, err := runner.Resolve(cmd.Context(), l, objs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", file, err)

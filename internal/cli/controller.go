@@ -42,6 +42,7 @@ Operator actions on a plan are annotations:
 				return fmt.Errorf("--sync-period-seconds %d: use 0 (the default, 10 hours) or more", syncSeconds)
 			}
 			o.SyncPeriod = time.Duration(syncSeconds) * time.Second
+			o.Runner.AllowHTTPSources = kf.allowHTTP
 			if o.Namespace == "" {
 				o.Namespace = os.Getenv("POD_NAMESPACE")
 			}

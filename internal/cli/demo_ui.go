@@ -32,7 +32,12 @@ func demoUI(cmd *cobra.Command, kubeconfig, dir, listen string) error {
 		return err
 	}
 	passwordFile := filepath.Join(stateDir, "admin-password")
-	if err := os.WriteFile(passwordFile, []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
+	password := hex.EncodeToString(secret)
+	if err := os.WriteFile(passwordFile, []byte(password+"\n"), 0o600); err != nil {
+		return err
+	}
+	passwords, err := auth.NewPasswords(password, "")
+	if err != nil {
 		return err
 	}
 	key, err := auth.LoadOrCreateKey(stateDir)
@@ -43,7 +48,7 @@ func demoUI(cmd *cobra.Command, kubeconfig, dir, listen string) error {
 	if err != nil {
 		return err
 	}
-	token, _, err := tokens.Issue(auth.Admin)
+	token, _, err := tokens.Issue(auth.Admin, passwords)
 	if err != nil {
 		return err
 	}

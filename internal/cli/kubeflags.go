@@ -22,6 +22,9 @@ type kubeFlags struct {
 	// runsNamespace keeps runs, backups and the lease: the controller's
 	// --namespace, when it runs elsewhere than upshift-system.
 	runsNamespace string
+	// allowHTTP lets every plan's url sources and charts be fetched
+	// over http:// (runner.Options.AllowHTTPSources).
+	allowHTTP bool
 }
 
 func addKubeFlags(cmd *cobra.Command) *kubeFlags {
@@ -30,12 +33,14 @@ func addKubeFlags(cmd *cobra.Command) *kubeFlags {
 	cf.AddFlags(cmd.PersistentFlags())
 	kf := &kubeFlags{cf: cf}
 	cmd.PersistentFlags().StringVar(&kf.runsNamespace, "runs-namespace", runner.DefaultNamespace, "where runs, backups and the run lease live (the controller's --namespace)")
+	cmd.PersistentFlags().BoolVar(&kf.allowHTTP, "allow-http-sources", false,
+		"fetch plans' url sources and helm charts over plain http:// too (a plan may allow it itself: spec.allowInsecureHTTP)")
 	return kf
 }
 
 // sessionOptions are the options every command's session starts from.
 func (k *kubeFlags) sessionOptions() runner.Options {
-	return runner.Options{Namespace: k.runsNamespace}
+	return runner.Options{Namespace: k.runsNamespace, AllowHTTPSources: k.allowHTTP}
 }
 
 func (k *kubeFlags) restConfig() (*rest.Config, error) {

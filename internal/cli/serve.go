@@ -24,7 +24,7 @@ import (
 // serveFlags are `upshift serve`'s.
 type serveFlags struct {
 	listen, stateDir, tlsCert, tlsKey    string
-	insecureHTTP                         bool
+	insecureHTTP, rotateKey              bool
 	passwordFile, viewerFile, passSecret string
 	tokenTTL                             time.Duration
 	catalog, catalogCA, appPlan, target  string
@@ -57,7 +57,8 @@ files or a Secret, never from a flag value.`,
 	fl.StringVar(&f.passwordFile, "password-file", "", "file holding the admin password")
 	fl.StringVar(&f.viewerFile, "viewer-password-file", "", "file holding a read-only password (optional)")
 	fl.StringVar(&f.passSecret, "password-secret", "", "NAMESPACE/NAME of a Secret with keys password and viewerPassword (instead of the files)")
-	fl.DurationVar(&f.tokenTTL, "token-ttl", 12*time.Hour, "how long a login token is valid")
+	fl.DurationVar(&f.tokenTTL, "token-ttl", 12*time.Hour, "how long a login token is valid (an events stream ends with its token)")
+	fl.BoolVar(&f.rotateKey, "rotate-key", false, "replace the token signing key in --state-dir before serving: every token issued before is refused")
 	fl.StringVar(&f.catalog, "catalog", "", "the release catalog of the infrastructure upgrade: a directory with catalog.yaml, the file, an https:// URL, or configmap/NAME (in -n's namespace)")
 	fl.StringVar(&f.catalogCA, "catalog-ca-file", "", "a CA certificate (PEM) trusted for an https:// catalog")
 	fl.StringVar(&f.appPlan, "app-plan", "", "the app phase's UpgradePlan file (optional)")
@@ -122,7 +123,11 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	key, err := auth.LoadOrCreateKey(f.stateDir)
+	loadKey := auth.LoadOrCreateKey
+	if f.rotateKey {
+		loadKey = auth.RotateKey
+	}
+	key, err := loadKey(f.stateDir)
 	if err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
@@ -151,7 +156,7 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", f.listen, err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := server.HTTPServer(srv.Handler())
 	shutDown := make(chan struct{})
 	go func() {
 		defer close(shutDown)
@@ -183,10 +188,11 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	return err
 }
 
-// passwords reads the passwords from the files or the Secret.
-func (f *serveFlags) passwords(ctx context.Context, cfg *rest.Config) (*auth.Passwords, error) {
+// passwords reads the passwords from the files (again on every use, so
+// a changed file takes effect at once) or the Secret (at start).
+func (f *serveFlags) passwords(ctx context.Context, cfg *rest.Config) (auth.Source, error) {
 	if f.passwordFile != "" {
-		return auth.PasswordsFromFiles(f.passwordFile, f.viewerFile)
+		return auth.WatchFiles(f.passwordFile, f.viewerFile)
 	}
 	cs, err := clients.New(cfg)
 	if err != nil {

@@ -151,8 +151,11 @@ func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alp
 	if errs := plan.ValidateInCluster(cp); len(errs) > 0 {
 		return nil, v1alpha1.ReasonInvalid, problems(errs.ToAggregate().Errors())
 	}
-	resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: cp}, sess.Objects())
+	resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: cp, AllowHTTP: sess.AllowHTTPSources()}, sess.Objects())
 	switch {
+	case errors.Is(err, source.ErrPlainHTTP):
+		// Trying again changes nothing: the plan or the flag must.
+		return nil, v1alpha1.ReasonInvalid, err.Error() + "; nothing was changed"
 	case errors.Is(err, source.ErrNotFound) || apierrors.IsForbidden(err):
 		// A ConfigMap, a Secret or a RoleBinding may be added without
 		// editing the plan: tried again, as a failed preflight is.

@@ -231,7 +231,7 @@ func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 	}
 	retry := err == nil && newCall && run.Status.Phase == v1alpha1.RunRolledBack
 	m.start(c, "apply", func(ctx context.Context) (*runner.Outcome, error) {
-		resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: c.plan.DeepCopy()}, c.sess.Objects())
+		resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: c.plan.DeepCopy(), AllowHTTP: c.sess.AllowHTTPSources()}, c.sess.Objects())
 		if err != nil {
 			return nil, fmt.Errorf("%w: read its sources on cluster %s: %w; nothing was changed", errMemberPlan, c.cluster.ID, err)
 		}

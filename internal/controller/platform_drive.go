@@ -152,6 +152,7 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 				l.Plan.Spec.AutoRollback = &off
 			}
 			l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
+			l.AllowHTTP = sess.AllowHTTPSources()
 			return runner.Resolve(ctx, l, objs)
 		},
 		Notice:  func(msg string) { log.Info(redact.Text(msg)) },

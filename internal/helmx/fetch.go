@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/source"
 )
 
 // fetchTimeout bounds one download when ctx has no sooner deadline: Helm's
@@ -35,6 +37,10 @@ type ChartRef struct {
 	// Version is the chart version for repositories (empty: the latest)
 	// and the tag for oci:// references.
 	Version string
+	// AllowHTTP lets Chart, Repo and the chart URL a repository's index
+	// names be http:// (the plan's spec.allowInsecureHTTP or the
+	// driver's --allow-http-sources).
+	AllowHTTP bool
 }
 
 // String names the chart in messages, without the credentials its URLs
@@ -72,31 +78,58 @@ func fetch(ctx context.Context, ref ChartRef, baseDir string) ([]byte, error) {
 	}
 	switch {
 	case ref.Repo != "":
+		if err := source.CheckScheme(ref.Repo, ref.AllowHTTP); err != nil {
+			return nil, fmt.Errorf("repo: %w", err)
+		}
 		u, err := repo.FindChartInRepoURL(ref.Repo, ref.Chart, ref.Version, "", "", "", getter.All(cli.New()))
 		if err != nil {
 			return nil, err
 		}
-		return httpGet(u, timeout)
+		// The index may name a chart on another host (a release
+		// download); over https:// only, unless http:// is allowed.
+		return httpGet(ctx, u, timeout, ref.AllowHTTP)
 	case strings.HasPrefix(ref.Chart, "oci://"):
 		return pullOCI(ref, timeout)
 	case strings.HasPrefix(ref.Chart, "https://"), strings.HasPrefix(ref.Chart, "http://"):
-		return httpGet(ref.Chart, timeout)
+		return httpGet(ctx, ref.Chart, timeout, ref.AllowHTTP)
 	default:
 		return readLocal(ref.Chart, baseDir)
 	}
 }
 
-func httpGet(u string, timeout time.Duration) ([]byte, error) {
-	g, err := getter.NewHTTPGetter(getter.WithTimeout(timeout))
+// httpGet downloads a chart archive: http:// only when allowHTTP, and
+// redirects within its server only (source.CheckRedirect).
+func httpGet(ctx context.Context, u string, timeout time.Duration, allowHTTP bool) ([]byte, error) {
+	if err := source.CheckScheme(u, allowHTTP); err != nil {
+		return nil, err
+	}
+	client := newHTTPClient(timeout)
+	client.CheckRedirect = source.CheckRedirect(allowHTTP)
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
-	buf, err := g.Get(u)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("GET %s answered %s", redact.URL(u), resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxChartBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: read body: %w", redact.URL(u), err)
+	}
+	if len(b) > maxChartBytes {
+		return nil, fmt.Errorf("GET %s: a chart archive larger than 64 MiB", redact.URL(u))
+	}
+	return b, nil
 }
+
+// maxChartBytes keeps a wrong URL from filling memory.
+const maxChartBytes = 64 << 20
 
 // pullOCI pulls ref's chart layer. A registry on the loopback interface is
 // spoken to over plain HTTP, as Docker treats localhost registries; any

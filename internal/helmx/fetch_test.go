@@ -95,17 +95,23 @@ func TestFetchFromURLAndRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byURL := mustFetch(t, ChartRef{Chart: srv.URL + "/" + filepath.Base(archive)}, "")
-	byRepo := mustFetch(t, ChartRef{Chart: want.Name(), Repo: srv.URL}, "")
-	pinned := mustFetch(t, ChartRef{Chart: want.Name(), Repo: srv.URL, Version: want.Metadata.Version}, "")
+	byURL := mustFetch(t, ChartRef{Chart: srv.URL + "/" + filepath.Base(archive), AllowHTTP: true}, "")
+	byRepo := mustFetch(t, ChartRef{Chart: want.Name(), Repo: srv.URL, AllowHTTP: true}, "")
+	pinned := mustFetch(t, ChartRef{Chart: want.Name(), Repo: srv.URL, Version: want.Metadata.Version, AllowHTTP: true}, "")
 	for name, ch := range map[string]*Chart{"url": byURL, "repo": byRepo, "repo with version": pinned} {
 		if ch.Name() != want.Name() || ch.Metadata.Version != want.Metadata.Version {
 			t.Errorf("%s: got %s %s", name, ch.Name(), ch.Metadata.Version)
 		}
 	}
-	_, err = FetchChart(context.Background(), ChartRef{Chart: want.Name(), Repo: srv.URL, Version: "9.9.9"}, "")
+	_, err = FetchChart(context.Background(), ChartRef{Chart: want.Name(), Repo: srv.URL, Version: "9.9.9", AllowHTTP: true}, "")
 	if err == nil || !strings.Contains(err.Error(), `version "9.9.9" not found`) {
 		t.Errorf("missing version: err = %v", err)
+	}
+	// Not allowed: refused before the server is asked.
+	for _, ref := range []ChartRef{{Chart: srv.URL + "/" + filepath.Base(archive)}, {Chart: want.Name(), Repo: srv.URL}} {
+		if _, err := FetchChart(context.Background(), ref, ""); err == nil || !strings.Contains(err.Error(), "http:// is refused") {
+			t.Errorf("%s over http:// without allowHTTP: err = %v", ref, err)
+		}
 	}
 }
 
@@ -167,9 +173,9 @@ func TestFetchErrorsQuoteNoCredentials(t *testing.T) {
 	}
 	t.Setenv("HELM_CACHE_HOME", t.TempDir())
 	for name, ref := range map[string]ChartRef{
-		"no repository there":    {Chart: "c", Repo: withCreds + "/nothing/?token=" + marker},
-		"no such version":        {Chart: "helmx-test", Repo: withCreds + "/?token=" + marker, Version: "9.9.9"},
-		"no archive there":       {Chart: withCreds + "/missing.tgz?token=" + marker},
+		"no repository there":    {Chart: "c", Repo: withCreds + "/nothing/?token=" + marker, AllowHTTP: true},
+		"no such version":        {Chart: "helmx-test", Repo: withCreds + "/?token=" + marker, Version: "9.9.9", AllowHTTP: true},
+		"no archive there":       {Chart: withCreds + "/missing.tgz?token=" + marker, AllowHTTP: true},
 		"oci registry not there": {Chart: "oci://bot:" + marker + "@127.0.0.1:1/c", Version: "1.0.0"},
 	} {
 		_, err := FetchChart(context.Background(), ref, "")

@@ -21,6 +21,10 @@ import (
 type Loaded struct {
 	Plan    *v1alpha1.UpgradePlan
 	BaseDir string
+	// AllowHTTP is the driver's --allow-http-sources: the plan's url
+	// sources and charts may be fetched over http:// even when its
+	// spec.allowInsecureHTTP is not set.
+	AllowHTTP bool
 }
 
 // DecodeError is a plan file that is not a well-formed UpgradePlan: an

@@ -22,7 +22,7 @@ import (
 // run started.
 func readHelm(ctx context.Context, sources map[string][]byte, stage, step int, h *v1alpha1.HelmStep, env source.Env) error {
 	path := HelmChartPath(stage, step)
-	b, err := helmx.FetchChart(ctx, helmx.ChartRef{Chart: h.Chart, Repo: h.Repo, Version: h.Version}, env.BaseDir)
+	b, err := helmx.FetchChart(ctx, helmx.ChartRef{Chart: h.Chart, Repo: h.Repo, Version: h.Version, AllowHTTP: env.AllowHTTP}, env.BaseDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

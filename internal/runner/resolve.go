@@ -139,6 +139,10 @@ func stepSource(s v1alpha1.Step) (v1alpha1.Source, bool) {
 // name the source's field path.
 func Resolve(ctx context.Context, l *plan.Loaded, objs source.Objects) (*Resolved, error) {
 	env := SourceEnv(l, objs)
+	// Refused before any source is read, so the message names the field.
+	if err := checkSchemes(l.Plan, env.AllowHTTP); err != nil {
+		return nil, err
+	}
 	sources := map[string][]byte{}
 	for i, st := range l.Plan.Spec.Stages {
 		for j, s := range st.Steps {
@@ -162,9 +166,11 @@ func Resolve(ctx context.Context, l *plan.Loaded, objs source.Objects) (*Resolve
 
 // SourceEnv is where a plan's sources are read: paths relative to its
 // file, ConfigMaps and Secrets in its namespace (metadata.namespace; for
-// a plan file that sets none, "default", as kubectl would take it).
+// a plan file that sets none, "default", as kubectl would take it);
+// http:// when the plan or the driver allows it.
 func SourceEnv(l *plan.Loaded, objs source.Objects) source.Env {
-	env := source.Env{BaseDir: l.BaseDir, Namespace: l.Plan.Namespace, Objects: objs}
+	env := source.Env{BaseDir: l.BaseDir, Namespace: l.Plan.Namespace, Objects: objs,
+		AllowHTTP: l.AllowHTTP || l.Plan.Spec.AllowInsecureHTTP}
 	if env.Namespace == "" {
 		env.Namespace, env.NamespaceDefaulted = "default", true
 	}

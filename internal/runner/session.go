@@ -62,7 +62,13 @@ type Options struct {
 	// drives no run another owner started. Nil: the CLI's and the
 	// wizard's runs, which no resource owns.
 	Owner *v1alpha1.RunOwner
+	// AllowHTTPSources is the driver's --allow-http-sources: every
+	// plan's url sources and charts may be fetched over http://.
+	AllowHTTPSources bool
 }
+
+// AllowHTTPSources is Options.AllowHTTPSources.
+func (s *Session) AllowHTTPSources() bool { return s.opts.AllowHTTPSources }
 
 // Owner is the resource this session drives runs for (Options.Owner).
 func (s *Session) Owner() *v1alpha1.RunOwner { return s.opts.Owner }

@@ -116,6 +116,7 @@ func (s *Server) resolve(ctx context.Context, name string, l *plan.Loaded) (*run
 			return nil, err
 		}
 	}
+	l.AllowHTTP = s.cfg.Session.AllowHTTPSources
 	p, err := runner.Resolve(ctx, l, objs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", name, err)

@@ -89,19 +89,42 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 	if err := send(current); err != nil {
 		return
 	}
+	s.followStream(w, r, changes, send)
+}
+
+// followStream sends changes until the client leaves, the server stops,
+// or the caller's token stops being valid: at its expiry, or when a
+// changed password refuses it (checked with each keep-alive). The last
+// event, expired, says why the stream ends.
+func (s *Server) followStream(w http.ResponseWriter, r *http.Request, changes <-chan *v1alpha1.UpgradeRun, send func(*v1alpha1.UpgradeRun) error) {
+	flusher, _ := w.(http.Flusher)
+	b, _ := r.Context().Value(tokenKey{}).(bearer)
+	expiry := time.NewTimer(time.Until(b.expires))
+	defer expiry.Stop()
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
+	expired := func() {
+		_, _ = fmt.Fprint(w, "event: expired\ndata: {\"message\":\"the token expired or was revoked: log in again (POST /api/auth/login)\"}\n\n")
+		flusher.Flush()
+	}
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-s.streams.Done():
 			return
+		case <-expiry.C:
+			expired()
+			return
 		case run := <-changes:
 			if err := send(run); err != nil {
 				return
 			}
 		case <-tick.C:
+			if _, _, err := s.verify(b.token); err != nil {
+				expired()
+				return
+			}
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return
 			}

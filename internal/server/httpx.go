@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runstore"
@@ -90,3 +91,21 @@ func decode(r *http.Request, v any) error {
 
 // errBusy: something else drives the cluster (409).
 var errBusy = errors.New("busy")
+
+// The HTTP server's timeouts. A request's headers must come within 10 s
+// and the whole request (its body: a plan upload is at most a few MiB)
+// within 30 s, so slow clients cannot hold connections; an idle
+// keep-alive connection closes after 2 minutes. No WriteTimeout: the
+// events stream is one long response, and ends at its token's expiry.
+// ReadTimeout does not cut it: net/http lifts the read deadline once a
+// request's body is read (TestLongResponseOutlivesReadTimeout).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
+// HTTPServer serves h with the timeouts above.
+func HTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout}
+}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/redact"
@@ -124,7 +125,7 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, &APIError{StatusCode: http.StatusUnauthorized, Message: "no bearer token: log in (POST /api/auth/login) and send Authorization: Bearer <token>"})
 			return
 		}
-		role, err := s.cfg.Tokens.Verify(token)
+		role, exp, err := s.verify(token)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="upshift", error="invalid_token"`)
 			writeError(w, &APIError{StatusCode: http.StatusUnauthorized, Message: err.Error()})
@@ -134,12 +135,34 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, &APIError{StatusCode: http.StatusForbidden, Message: "a " + string(role) + " token may read, not act: log in with the admin password"})
 			return
 		}
-		rt.handler(w, r.WithContext(context.WithValue(r.Context(), roleKey{}, role)))
+		ctx := context.WithValue(r.Context(), roleKey{}, role)
+		ctx = context.WithValue(ctx, tokenKey{}, bearer{token: token, expires: exp})
+		rt.handler(w, r.WithContext(ctx))
 	})
 }
 
-// roleKey is the context key of the caller's role.
-type roleKey struct{}
+// verify checks a token against the passwords in force now.
+func (s *Server) verify(token string) (auth.Role, time.Time, error) {
+	pw, err := s.cfg.Passwords.Current()
+	if err != nil {
+		s.cfg.Log("passwords: " + err.Error())
+		return "", time.Time{}, auth.ErrInvalidToken
+	}
+	return s.cfg.Tokens.Verify(token, pw)
+}
+
+// roleKey is the context key of the caller's role; tokenKey of its
+// bearer token, which a long response checks again (events.go).
+type (
+	roleKey  struct{}
+	tokenKey struct{}
+)
+
+// bearer is the token a request came with and when it expires.
+type bearer struct {
+	token   string
+	expires time.Time
+}
 
 // caller names who calls, for the records an action leaves (an
 // approval's "by"): the role and the client's address.
@@ -184,20 +207,32 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	ok, done := s.failedLogins.begin(clientHost(r))
-	if !ok {
+	refused, done := s.failedLogins.begin(clientHost(r))
+	switch refused {
+	case limitedHost:
 		w.Header().Set("Retry-After", "10")
 		writeError(w, &APIError{StatusCode: http.StatusTooManyRequests, Message: "too many failed logins from this address: try again in a few seconds"})
 		return
+	case limitedGlobal:
+		w.Header().Set("Retry-After", "2") // not logged: a flood would fill the log
+		writeError(w, &APIError{StatusCode: http.StatusTooManyRequests, Message: "too many failed logins from all addresses (someone may be guessing): try again in a few seconds"})
+		return
 	}
-	role, err := s.cfg.Passwords.Check(req.Password)
+	pw, err := s.cfg.Passwords.Current()
+	if err != nil {
+		done(false)
+		s.cfg.Log("passwords: " + err.Error())
+		writeError(w, &APIError{StatusCode: http.StatusServiceUnavailable, Message: "the server cannot read its passwords: see its log"})
+		return
+	}
+	role, err := pw.Check(req.Password)
 	done(err != nil)
 	if err != nil {
 		s.cfg.Log("login refused from " + r.RemoteAddr)
 		writeError(w, &APIError{StatusCode: http.StatusUnauthorized, Message: "wrong password"})
 		return
 	}
-	token, exp, err := s.cfg.Tokens.Issue(role)
+	token, exp, err := s.cfg.Tokens.Issue(role, pw)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -38,8 +38,9 @@ type Config struct {
 	// reaches (embedded-cluster's client sends none); "" is the
 	// catalog's newest release.
 	Target string
-	// Passwords log in; Tokens sign and check the bearer tokens.
-	Passwords *auth.Passwords
+	// Passwords log in (those in force when asked: a changed password
+	// refuses older tokens); Tokens sign and check the bearer tokens.
+	Passwords auth.Source
 	Tokens    *auth.Tokens
 	// UI serves the web UI's files; nil serves none.
 	UI http.Handler

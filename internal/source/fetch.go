@@ -25,10 +25,12 @@ const (
 // ErrTooLarge: a URL answered more than maxFetchBytes.
 var ErrTooLarge = errors.New("source is larger than 64 MiB")
 
-// fetch GETs src.URL. CAFile (relative to baseDir) is trusted in addition
-// to the system roots; InsecureSkipVerify turns verification off. A status
-// other than 2xx is an error naming it.
-func fetch(ctx context.Context, src v1alpha1.Source, baseDir string) ([]byte, error) {
+// fetch GETs src.URL, following redirects within its server only
+// (CheckRedirect; allowHTTP: the caller allowed http://). CAFile
+// (relative to baseDir) is trusted in addition to the system roots;
+// InsecureSkipVerify turns verification off. A status other than 2xx is
+// an error naming it.
+func fetch(ctx context.Context, src v1alpha1.Source, baseDir string, allowHTTP bool) ([]byte, error) {
 	tlsCfg := &tls.Config{InsecureSkipVerify: src.InsecureSkipVerify} //nolint:gosec // the plan asks for it explicitly
 	if src.CAFile != "" {
 		pool, err := x509.SystemCertPool()
@@ -46,7 +48,7 @@ func fetch(ctx context.Context, src v1alpha1.Source, baseDir string) ([]byte, er
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsCfg
-	client := &http.Client{Transport: transport, Timeout: fetchTimeout}
+	client := &http.Client{Transport: transport, Timeout: fetchTimeout, CheckRedirect: CheckRedirect(allowHTTP)}
 	defer client.CloseIdleConnections()
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)

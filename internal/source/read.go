@@ -33,6 +33,10 @@ type Env struct {
 	// Objects reads them; nil: such sources are an error
 	// (ErrNoObjects).
 	Objects Objects
+	// AllowHTTP lets url sources be fetched over plain http:// (the
+	// plan's spec.allowInsecureHTTP, or the driver's
+	// --allow-http-sources).
+	AllowHTTP bool
 }
 
 // Read returns a source's bytes: Path is a file or a directory (every
@@ -58,7 +62,10 @@ func Read(ctx context.Context, src v1alpha1.Source, env Env) ([]byte, error) {
 	case src.Secret != nil:
 		return readObject(ctx, env, KindSecret, *src.Secret)
 	case src.URL != "":
-		b, err := fetch(ctx, src, env.BaseDir)
+		if err := CheckScheme(src.URL, env.AllowHTTP); err != nil {
+			return nil, fmt.Errorf("read %s: %w", Describe(src), err)
+		}
+		b, err := fetch(ctx, src, env.BaseDir, env.AllowHTTP)
 		if err != nil {
 			// The HTTP client's errors quote the URL, query and all.
 			return nil, fmt.Errorf("read %s: %w", Describe(src), redact.Error(err))

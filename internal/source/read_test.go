@@ -47,7 +47,7 @@ func TestReadPathAndInline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkRead(t, tt.src, base, tt.want, tt.wantErr)
+			checkRead(t, tt.src, Env{BaseDir: base}, tt.want, tt.wantErr)
 		})
 	}
 }
@@ -65,14 +65,16 @@ func TestReadURL(t *testing.T) {
 	write(t, filepath.Join(base, "garbage.pem"), "not a certificate")
 
 	tests := []struct {
-		name    string
-		src     v1alpha1.Source
-		want    []string
-		wantErr string
+		name      string
+		src       v1alpha1.Source
+		allowHTTP bool
+		want      []string
+		wantErr   string
 	}{
 		{name: "https with caFile", src: v1alpha1.Source{URL: tlsSrv.URL + "/crds.yaml", CAFile: "ca.pem"}, want: []string{"a", "b"}},
 		{name: "https insecure", src: v1alpha1.Source{URL: tlsSrv.URL + "/crds.yaml", InsecureSkipVerify: true}, want: []string{"a", "b"}},
-		{name: "plain http", src: v1alpha1.Source{URL: plainSrv.URL + "/crds.yaml"}, want: []string{"a", "b"}},
+		{name: "plain http allowed", src: v1alpha1.Source{URL: plainSrv.URL + "/crds.yaml"}, allowHTTP: true, want: []string{"a", "b"}},
+		{name: "plain http refused", src: v1alpha1.Source{URL: plainSrv.URL + "/crds.yaml"}, wantErr: "http:// is refused: use an https:// URL, or set spec.allowInsecureHTTP: true"},
 		{name: "https unknown CA", src: v1alpha1.Source{URL: tlsSrv.URL + "/crds.yaml"}, wantErr: "certificate"},
 		{name: "404 names the status", src: v1alpha1.Source{URL: tlsSrv.URL + "/missing.yaml", CAFile: "ca.pem"}, wantErr: "404 Not Found"},
 		{name: "missing caFile", src: v1alpha1.Source{URL: tlsSrv.URL + "/crds.yaml", CAFile: "nope.pem"}, wantErr: "caFile"},
@@ -80,14 +82,14 @@ func TestReadURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkRead(t, tt.src, base, tt.want, tt.wantErr)
+			checkRead(t, tt.src, Env{BaseDir: base, AllowHTTP: tt.allowHTTP}, tt.want, tt.wantErr)
 		})
 	}
 }
 
-func checkRead(t *testing.T, src v1alpha1.Source, base string, want []string, wantErr string) {
+func checkRead(t *testing.T, src v1alpha1.Source, env Env, want []string, wantErr string) {
 	t.Helper()
-	b, err := Read(context.Background(), src, Env{BaseDir: base})
+	b, err := Read(context.Background(), src, env)
 	if wantErr != "" {
 		if err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Fatalf("Read error = %v, want one containing %q", err, wantErr)
@@ -156,7 +158,7 @@ func TestReadURLErrorsQuoteNoCredentials(t *testing.T) {
 		"404":         strings.Replace(srv.URL, "http://", "http://u:"+marker+"@", 1) + "/m.yaml?token=" + marker,
 		"unreachable": "http://" + marker + ":" + marker + "@" + closed + "/m.yaml?token=" + marker,
 	} {
-		_, err := Read(context.Background(), v1alpha1.Source{URL: u}, Env{})
+		_, err := Read(context.Background(), v1alpha1.Source{URL: u}, Env{AllowHTTP: true})
 		if err == nil || strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), "read url http://xxxxx@127.0.0.1:") {
 			t.Errorf("%s: Read error = %v; want one naming the URL without its credentials", name, err)
 		}

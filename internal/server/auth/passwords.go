@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,20 +57,59 @@ func NewPasswords(admin, viewer string) (*Passwords, error) {
 	return p, nil
 }
 
-// PasswordsFromFiles reads the passwords from files (a trailing newline
-// is not part of a password); viewerFile may be "".
-func PasswordsFromFiles(adminFile, viewerFile string) (*Passwords, error) {
-	admin, err := os.ReadFile(adminFile)
+// Source gives the passwords in force now.
+type Source interface {
+	Current() (*Passwords, error)
+}
+
+// Current makes fixed passwords a Source (those of a Secret, read at
+// start).
+func (p *Passwords) Current() (*Passwords, error) { return p, nil }
+
+// Files are passwords kept in files, read again on every use: a password
+// changed in its file takes effect at once, and (see Tokens) refuses the
+// tokens issued before. The files are a few bytes.
+type Files struct {
+	admin, viewer string
+	mu            sync.Mutex
+	raw           string
+	cur           *Passwords
+}
+
+// WatchFiles reads the password files (viewerFile may be "") now, and
+// again on every Current.
+func WatchFiles(adminFile, viewerFile string) (*Files, error) {
+	f := &Files{admin: adminFile, viewer: viewerFile}
+	_, err := f.Current()
+	return f, err
+}
+
+// Current reads the files; unchanged content gives the same passwords.
+// A file that cannot be read or holds a refused password is an error
+// (nobody logs in) rather than the old password still working.
+func (f *Files) Current() (*Passwords, error) {
+	admin, err := os.ReadFile(f.admin)
 	if err != nil {
 		return nil, fmt.Errorf("--password-file: %w", err)
 	}
 	var viewer []byte
-	if viewerFile != "" {
-		if viewer, err = os.ReadFile(viewerFile); err != nil {
+	if f.viewer != "" {
+		if viewer, err = os.ReadFile(f.viewer); err != nil {
 			return nil, fmt.Errorf("--viewer-password-file: %w", err)
 		}
 	}
-	return NewPasswords(string(admin), string(viewer))
+	raw := string(admin) + "\x00" + string(viewer)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cur != nil && raw == f.raw {
+		return f.cur, nil
+	}
+	p, err := NewPasswords(string(admin), string(viewer))
+	if err != nil {
+		return nil, err
+	}
+	f.raw, f.cur = raw, p
+	return p, nil
 }
 
 // PasswordsFromSecret reads keys password and viewerPassword (optional)

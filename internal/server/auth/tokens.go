@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -68,6 +70,47 @@ func LoadOrCreateKey(dir string) ([]byte, error) {
 	return key, nil
 }
 
+// RotateKey replaces the signing key of dir with 32 new random bytes:
+// every token signed before is refused from then on.
+func RotateKey(dir string) ([]byte, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	// Written aside and renamed, so a crash leaves the old key or the
+	// new one, never a part.
+	tmp, err := os.CreateTemp(dir, keyFile+".*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(key); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, keyFile)); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// signingKey is the key tokens are signed with while the passwords are
+// p: derived from both, so a changed password (admin's or viewer's)
+// refuses every token issued before, as a rotated key does.
+func (t *Tokens) signingKey(p *Passwords) []byte {
+	m := hmac.New(sha256.New, t.key)
+	m.Write([]byte("upshift token\x00"))
+	m.Write(p.admin)
+	m.Write(p.viewer)
+	return m.Sum(nil)
+}
+
 func (t *Tokens) now() time.Time {
 	if t.Now != nil {
 		return t.Now()
@@ -75,34 +118,36 @@ func (t *Tokens) now() time.Time {
 	return time.Now()
 }
 
-// Issue makes a token for role.
-func (t *Tokens) Issue(role Role) (string, time.Time, error) {
+// Issue makes a token for role, valid while the passwords are p.
+func (t *Tokens) Issue(role Role, p *Passwords) (string, time.Time, error) {
 	now := t.now()
 	exp := now.Add(t.ttl)
 	c := claims{jwt.RegisteredClaims{
 		Issuer: issuer, Subject: string(role),
 		IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp),
 	}}
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.key)
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.signingKey(p))
 	return s, exp, err
 }
 
-// ErrInvalidToken: the token is malformed, forged, of another issuer or
-// expired.
+// ErrInvalidToken: the token is malformed, forged, of another issuer,
+// expired, or issued before the passwords or the key changed.
 var ErrInvalidToken = errors.New("invalid or expired token: log in again (POST /api/auth/login)")
 
-// Verify returns the role of a valid token.
-func (t *Tokens) Verify(token string) (Role, error) {
+// Verify returns the role and the expiry of a token valid while the
+// passwords are p.
+func (t *Tokens) Verify(token string, p *Passwords) (Role, time.Time, error) {
 	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.key, nil },
+	key := t.signingKey(p)
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return key, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer), jwt.WithExpirationRequired(), jwt.WithTimeFunc(t.now))
 	if err != nil {
-		return "", ErrInvalidToken
+		return "", time.Time{}, ErrInvalidToken
 	}
 	switch r := Role(c.Subject); r {
 	case Admin, Viewer:
-		return r, nil
+		return r, c.ExpiresAt.Time, nil
 	}
-	return "", ErrInvalidToken
+	return "", time.Time{}, ErrInvalidToken
 }

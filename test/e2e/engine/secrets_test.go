@@ -132,6 +132,7 @@ kind: UpgradePlan
 metadata: {name: vault-1.0.1}
 spec:
   version: 1.0.1
+  allowInsecureHTTP: true # its test server is http://127.0.0.1
   stages:
   - name: addons
     steps:
@@ -235,6 +236,7 @@ kind: UpgradePlan
 metadata: {name: vault-1.0.0}
 spec:
   version: 1.0.0
+  allowInsecureHTTP: true # its test server is http://127.0.0.1
   stages:
   - name: crds
     steps:

@@ -191,7 +191,7 @@ func TestLiqoProfileUpgradesThroughPlatformUpgrade(t *testing.T) {
 	crdsURL, manifestsURL := e.serveLiqo()
 
 	t.Run("plan --to with the directory catalog", func(t *testing.T) {
-		out, code := e.upshift("plan", "--to", "v1.1.0", "--catalog", liqoExample, "--set", "crdsURL="+crdsURL, "--set", "manifestsURL="+manifestsURL)
+		out, code := e.upshift("plan", "--to", "v1.1.0", "--catalog", liqoExample, "--set", "crdsURL="+crdsURL, "--set", "manifestsURL="+manifestsURL, "--allow-http-sources")
 		if code != 0 {
 			t.Fatalf("upshift plan exit %d:\n%s", code, out)
 		}

@@ -117,7 +117,8 @@ func (e *env) startController(user, runs, watch string) *testenv.SyncBuffer {
 	cmd := exec.Command(e.bin, "controller", "--kubeconfig", kc,
 		"--namespace", runs, "--watch-namespaces", watch,
 		"--metrics-addr", freeAddr(e.t), "--health-probe-addr", freeAddr(e.t),
-		"--lease-duration", "3s", "--lease-renew", "1s", "--debug")
+		"--lease-duration", "3s", "--lease-renew", "1s", "--debug",
+		"--allow-http-sources") // the tests serve sources from http://127.0.0.1
 	cmd.Env = append(os.Environ(), "KUBECONFIG=")
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
