@@ -69,6 +69,7 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 	opts.Owner = planOwner(p)
 	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
 	opts.Observe = func(e engine.Event) {
+		r.drives.unblock(key) // the run moves: a start blocked before is past
 		for _, n := range NotesFor(e, before) {
 			r.recorder.Event(p, n.Type, n.Reason, n.Message)
 		}

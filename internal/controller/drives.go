@@ -106,8 +106,21 @@ func (ds *drives) block(k types.NamespacedName, b Blocked) bool {
 	return prev == nil || prev.Generation != b.Generation || prev.Reason != b.Reason || prev.Message != b.Message
 }
 
+// unblock records that the plan's run is not blocked: this process saw
+// it start, or end. The record stays (nil), so a Blocked its conditions
+// kept from before no longer counts (known).
 func (ds *drives) unblock(k types.NamespacedName) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	delete(ds.blocked, k)
+	ds.blocked[k] = nil
+}
+
+// known is the plan's blocked start as this process knows it; ok is false
+// when it never tried the plan (then its conditions tell, after a
+// restart).
+func (ds *drives) known(k types.NamespacedName) (b *Blocked, ok bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	b, ok = ds.blocked[k]
+	return b, ok
 }

@@ -199,7 +199,7 @@ func (r *Reconciler) runOf(ctx context.Context, key types.NamespacedName) (*v1al
 // blockedOf is the plan's blocked start: this process's record of it, or
 // the one its conditions keep from before a restart.
 func (r *Reconciler) blockedOf(key types.NamespacedName, plan *v1alpha1.UpgradePlan) *Blocked {
-	if b := r.drives.blockedOf(key); b != nil {
+	if b, ok := r.drives.known(key); ok {
 		return b
 	}
 	return BlockedFromStatus(&plan.Status)
