@@ -136,14 +136,38 @@ func demoController(cmd *cobra.Command, kubeconfig, dir string) error {
 		return fmt.Errorf("demo: the controller's run of %s ended %s, expected rolled back (controller log: %s)", demoControllerPlan, final.Status.Phase, logPath)
 	}
 	fmt.Fprintf(out, "\n$ kubectl get events -n %s --field-selector type=Warning\n", demoPlansNamespace)
-	events, err := cs.CoreV1().Events(demoPlansNamespace).List(ctx, metav1.ListOptions{FieldSelector: "type=Warning,involvedObject.name=" + demoControllerPlan})
-	if err != nil {
-		return err
+	return printWarnings(ctx, out, cs)
+}
+
+// printWarnings lists the plan's Warning events once its RolledBack event
+// is among them: the controller records events a moment after the status
+// that says the run ended, so a list made at once may miss it.
+func printWarnings(ctx context.Context, out io.Writer, cs kubernetes.Interface) error {
+	var events *corev1.EventList
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		var err error
+		events, err = cs.CoreV1().Events(demoPlansNamespace).List(ctx, metav1.ListOptions{FieldSelector: "type=Warning,involvedObject.name=" + demoControllerPlan})
+		if err != nil {
+			return err
+		}
+		if hasReason(events.Items, v1alpha1.ReasonRolledBack) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	for _, e := range events.Items {
 		fmt.Fprintf(out, "%s  %s\n", e.Reason, firstLine(e.Message))
 	}
 	return nil
+}
+
+func hasReason(events []corev1.Event, reason string) bool {
+	for _, e := range events {
+		if e.Reason == reason {
+			return true
+		}
+	}
+	return false
 }
 
 // followPlan prints the plan's columns on every change, as `kubectl get
