@@ -131,6 +131,17 @@ func (e *fleetEnv) prepareMember(id string) {
 	if _, err := cs.PolicyV1().PodDisruptionBudgets("default").Create(e.ctx, pdb, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
+	// The budget is measured from a steady state: a sample taken before
+	// the pods first turn Ready would count them as disrupted.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		got, err := cs.AppsV1().Deployments("default").Get(e.ctx, "web", metav1.GetOptions{})
+		if err == nil && got.Status.ReadyReplicas == replicas {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s: web is not Ready after a minute: %v", id, err)
+		}
+	}
 }
 
 // tlsSecret stores the CA and the controller's client certificate, and
