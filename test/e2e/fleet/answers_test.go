@@ -9,11 +9,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/fleet"
-	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/sim"
 )
@@ -44,25 +42,12 @@ func (f forgetful) GetClusterStatus(ctx context.Context, id string) (pluginsdk.C
 // condition say what the plugin answered) and rolls the others.
 func TestFleetMarksTheClusterThePluginAnsweredAbout(t *testing.T) {
 	t.Parallel()
-	c := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cs := clientset(t, c.RESTConfig())
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.InstallCRDs(t, c.RESTConfig())
-	ns := testenv.Namespace(t, ctx, cs, "fleet-answers")
-	runs := testenv.Namespace(t, ctx, cs, "fleet-answers-runs")
-	startController(t, c, ns, runs)
+	e := newMgmtEnv(t, 3*time.Minute, "fleet-answers", "fleet-answers-runs")
+	startController(t, e.mgmt, e.ns, e.runs)
 
-	s, err := sim.New(sim.Config{Count: 3, NodePools: 1, Version: "1.30.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSim(t, sim.Config{Count: 3, NodePools: 1, Version: "1.30.0"})
 	ids := s.IDs()
-	f := &fleets{t: t, ctx: ctx, dyn: dyn, ns: ns}
+	f := e.fleets()
 	two := int32(2)
 	f.apply("fleet", serveInsecure(t, forgetful{Sim: s, gone: ids[1]}), ids, func(sp *v1alpha1.ClusterVersionSpec) {
 		sp.Waves = []v1alpha1.Wave{{Name: "all", Clusters: ids, MaxUnavailable: &two}}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
-	"github.com/upshift-dev/upshift/pkg/pluginsdk/plugintest"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/sim"
 )
 
@@ -31,28 +30,14 @@ import (
 // and the fleet's Ready condition names the Secret and the field.
 func TestFleetRefusesUntrustedMemberKubeconfigs(t *testing.T) {
 	t.Parallel()
-	c := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cs := clientset(t, c.RESTConfig())
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.InstallCRDs(t, c.RESTConfig())
-	ns := testenv.Namespace(t, ctx, cs, "fleet-kubeconfig")
-	runs := testenv.Namespace(t, ctx, cs, "fleet-kubeconfig-runs")
+	e := newMgmtEnv(t, 4*time.Minute, "fleet-kubeconfig", "fleet-kubeconfig-runs")
+	ctx, cs, dyn, ns := e.ctx, e.cs, e.dyn, e.ns
 
 	// Four simulated clusters at 1.30.0, two per fleet, rolled to 1.31.0:
 	// the controller opens a cluster's kubeconfig for its member plan,
 	// once the plugin has upgraded it.
-	s, err := sim.New(sim.Config{Count: 4, Version: "1.30.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca := plugintest.NewCA(t)
-	server, client := ca.Issue(t, "127.0.0.1"), ca.Issue(t, "upshift-controller")
-	addr := servePlugin(t, s, server.CertPEM, server.KeyPEM, ca.CertPEM)
+	s := newSim(t, sim.Config{Count: 4, Version: "1.30.0"})
+	addr, ca, client := servePlugin(t, s)
 	lure := testenv.NewLure(t)
 	secrets := map[string]map[string][]byte{
 		"ops-tls":   {"ca.crt": ca.CertPEM, corev1.TLSCertKey: client.CertPEM, corev1.TLSPrivateKeyKey: client.KeyPEM},
@@ -60,7 +45,7 @@ func TestFleetRefusesUntrustedMemberKubeconfigs(t *testing.T) {
 		"exec":      {"value": lure.ExecKubeconfig()},
 	}
 	readableSecrets(t, ctx, cs, ns, secrets)
-	startController(t, c, ns, runs)
+	startController(t, e.mgmt, ns, e.runs)
 
 	fleets := []struct{ name, field string }{{"tokenfile", "users[ops].tokenFile"}, {"exec", "users[ops].exec"}}
 	for i, f := range fleets {

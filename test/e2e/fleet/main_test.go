@@ -15,16 +15,71 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
+	"github.com/upshift-dev/upshift/pkg/pluginsdk/plugintest"
+	"github.com/upshift-dev/upshift/pkg/pluginsdk/sim"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
+
+// mgmtEnv is the package's cluster as one test's management cluster:
+// its clients, the CRDs installed, a namespace for the fleets and one
+// for the controller's runs, and a context that ends after timeout or
+// with the test.
+type mgmtEnv struct {
+	t    *testing.T
+	ctx  context.Context
+	mgmt *localcluster.Cluster
+	cs   kubernetes.Interface
+	dyn  dynamic.Interface
+	ns   string
+	runs string
+}
+
+// newMgmtEnv installs the CRDs on the package's cluster and makes the
+// test's namespaces (testenv.Namespace) with the prefixes ns and, unless
+// it is empty, runs.
+func newMgmtEnv(t *testing.T, timeout time.Duration, ns, runs string) *mgmtEnv {
+	t.Helper()
+	mgmt := testenv.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	e := &mgmtEnv{t: t, ctx: ctx, mgmt: mgmt, cs: clientset(t, mgmt.RESTConfig())}
+	dyn, err := dynamic.NewForConfig(mgmt.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.dyn = dyn
+	testenv.InstallCRDs(t, mgmt.RESTConfig())
+	e.ns = testenv.Namespace(t, ctx, e.cs, ns)
+	if runs != "" {
+		e.runs = testenv.Namespace(t, ctx, e.cs, runs)
+	}
+	return e
+}
+
+// fleets applies and reads the ClusterVersions of the fleets' namespace.
+func (e *mgmtEnv) fleets() *fleets {
+	return &fleets{t: e.t, ctx: e.ctx, dyn: e.dyn, ns: e.ns}
+}
+
+// newSim is a simulated plugin of cfg.
+func newSim(t *testing.T, cfg sim.Config) *sim.Sim {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // members starts n member clusters side by side, their nodes' kubelets
 // at version, stopped when the test ends.
@@ -96,10 +151,15 @@ func (p *controllerProc) kill() {
 }
 
 // servePlugin serves impl over mutual TLS on a loopback port until the
-// test ends, and returns the address.
-func servePlugin(t *testing.T, impl pluginsdk.Cluster, serverCert, serverKey, clientCA []byte) string {
+// test ends, with a certificate from a new CA that also issues the
+// controller's client certificate, and returns the address, the CA and
+// the client's certificate.
+func servePlugin(t *testing.T, impl pluginsdk.Cluster) (string, *plugintest.CA, plugintest.Pair) {
 	t.Helper()
-	cfg, err := pluginsdk.ServerTLS(serverCert, serverKey, clientCA)
+	ca := plugintest.NewCA(t)
+	server := ca.Issue(t, "127.0.0.1")
+	client := ca.Issue(t, "upshift-controller")
+	cfg, err := pluginsdk.ServerTLS(server.CertPEM, server.KeyPEM, ca.CertPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +176,7 @@ func servePlugin(t *testing.T, impl pluginsdk.Cluster, serverCert, serverKey, cl
 			t.Errorf("the plugin's server: %v", err)
 		}
 	})
-	return lis.Addr().String()
+	return lis.Addr().String(), ca, client
 }
 
 func clientset(t *testing.T, cfg *rest.Config) kubernetes.Interface {

@@ -1,7 +1,6 @@
 package fleet_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -35,13 +33,7 @@ var clusterVersions = v1alpha1.GroupVersion.WithResource("clusterversions")
 // fleetEnv is a management cluster running the controller, three member
 // clusters and the local plugin over them.
 type fleetEnv struct {
-	t       *testing.T
-	ctx     context.Context
-	mgmt    *localcluster.Cluster
-	cs      kubernetes.Interface
-	dyn     dynamic.Interface
-	ns      string
-	runs    string
+	*mgmtEnv
 	ids     []string
 	members map[string]kubernetes.Interface
 	// configs and kubeconfigs reach each member as its admin.
@@ -57,19 +49,8 @@ const startVersion = "v1.34.0"
 func newFleetEnv(t *testing.T) *fleetEnv {
 	t.Helper()
 	testenv.SkipIfShort(t)
-	mgmt := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	t.Cleanup(cancel)
-	e := &fleetEnv{t: t, ctx: ctx, mgmt: mgmt, cs: clientset(t, mgmt.RESTConfig()), members: map[string]kubernetes.Interface{},
+	e := &fleetEnv{mgmtEnv: newMgmtEnv(t, 8*time.Minute, "fleet", "fleet-runs"), members: map[string]kubernetes.Interface{},
 		configs: map[string]*rest.Config{}, kubeconfigs: map[string][]byte{}}
-	dyn, err := dynamic.NewForConfig(mgmt.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.dyn = dyn
-	testenv.InstallCRDs(t, mgmt.RESTConfig())
-	e.ns = testenv.Namespace(t, ctx, e.cs, "fleet")
-	e.runs = testenv.Namespace(t, ctx, e.cs, "fleet-runs")
 
 	configs := e.configs
 	for i, m := range members(t, 3, startVersion) {
@@ -94,10 +75,8 @@ func newFleetEnv(t *testing.T) *fleetEnv {
 	}
 	e.plugin, e.calls = p, newWitness(p)
 
-	ca := plugintest.NewCA(t)
-	server := ca.Issue(t, "127.0.0.1")
-	client := ca.Issue(t, "upshift-controller")
-	e.addr = servePlugin(t, e.calls, server.CertPEM, server.KeyPEM, ca.CertPEM)
+	addr, ca, client := servePlugin(t, e.calls)
+	e.addr = addr
 	e.tlsSecret("ops-tls", ca.CertPEM, client)
 	return e
 }

@@ -1,7 +1,6 @@
 package fleet_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,11 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/fleet"
-	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
 // maxClusters is spec.clusters' MaxItems in the CRD.
@@ -28,17 +25,9 @@ const maxClusters = 400
 // one cluster more is refused at create.
 func TestFleetStatusAtItsLargestFits(t *testing.T) {
 	t.Parallel()
-	c := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cs := clientset(t, c.RESTConfig())
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.InstallCRDs(t, c.RESTConfig())
-	ns := testenv.Namespace(t, ctx, cs, "fleet-size")
-	f := &fleets{t: t, ctx: ctx, dyn: dyn, ns: ns}
+	e := newMgmtEnv(t, 3*time.Minute, "fleet-size", "")
+	ctx, dyn, ns := e.ctx, e.dyn, e.ns
+	f := e.fleets()
 
 	ids := func(n int) []string {
 		out := make([]string, n)

@@ -1,23 +1,19 @@
 package fleet_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/fleet"
-	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/plugintest"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/sim"
 )
@@ -31,51 +27,20 @@ import (
 // the right Secret the same fleet rolls.
 func TestFleetTalksOnlyVerifiedTLS(t *testing.T) {
 	t.Parallel()
-	c := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cs := clientset(t, c.RESTConfig())
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.InstallCRDs(t, c.RESTConfig())
-	ns := testenv.Namespace(t, ctx, cs, "fleet-tls")
-	runs := testenv.Namespace(t, ctx, cs, "fleet-tls-runs")
+	e := newMgmtEnv(t, 3*time.Minute, "fleet-tls", "fleet-tls-runs")
+	ctx, dyn, ns := e.ctx, e.dyn, e.ns
 
-	s, err := sim.New(sim.Config{Count: 2, Version: "1.30.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	trusted, other := plugintest.NewCA(t), plugintest.NewCA(t)
-	server := trusted.Issue(t, "127.0.0.1")
-	client := trusted.Issue(t, "upshift-controller")
-	addr := servePlugin(t, s, server.CertPEM, server.KeyPEM, trusted.CertPEM)
+	s := newSim(t, sim.Config{Count: 2, Version: "1.30.0"})
+	addr, trusted, client := servePlugin(t, s)
+	other := plugintest.NewCA(t)
 
 	secrets := map[string]map[string][]byte{
 		"right":          {"ca.crt": trusted.CertPEM, corev1.TLSCertKey: client.CertPEM, corev1.TLSPrivateKeyKey: client.KeyPEM},
 		"untrusted":      {"ca.crt": other.CertPEM, corev1.TLSCertKey: client.CertPEM, corev1.TLSPrivateKeyKey: client.KeyPEM},
 		"no-client-cert": {"ca.crt": trusted.CertPEM},
 	}
-	var names []string
-	for name, data := range secrets {
-		if _, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: data}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, name)
-	}
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: names, Verbs: []string{"get"}}}}
-	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "fleet"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: ns}}}
-	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	startController(t, c, ns, runs)
+	readableSecrets(t, ctx, e.cs, ns, secrets)
+	startController(t, e.mgmt, ns, e.runs)
 
 	apply := func(name string, ep v1alpha1.OpsEndpoint) {
 		t.Helper()
@@ -95,15 +60,7 @@ func TestFleetTalksOnlyVerifiedTLS(t *testing.T) {
 			t.Fatalf("apply %s: %v", name, err)
 		}
 	}
-	get := func(name string) *v1alpha1.ClusterVersion {
-		u, err := dyn.Resource(clusterVersions).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cv := &v1alpha1.ClusterVersion{}
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cv)
-		return cv
-	}
+	get := func(name string) *v1alpha1.ClusterVersion { return getClusterVersion(t, ctx, dyn, ns, name) }
 	refused := func(name, why string) {
 		t.Helper()
 		var last string

@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk/sim"
 )
@@ -26,28 +25,14 @@ import (
 // and the slow fleet is not told its operation ended.
 func TestFleetsWithAlikeOperationIDsWaitApart(t *testing.T) {
 	t.Parallel()
-	c := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cs := clientset(t, c.RESTConfig())
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.InstallCRDs(t, c.RESTConfig())
-	ns := testenv.Namespace(t, ctx, cs, "fleet-waits")
-	runs := testenv.Namespace(t, ctx, cs, "fleet-waits-runs")
-	startController(t, c, ns, runs)
+	e := newMgmtEnv(t, 3*time.Minute, "fleet-waits", "fleet-waits-runs")
+	startController(t, e.mgmt, e.ns, e.runs)
 
 	simWith := func(master time.Duration) *sim.Sim {
-		s, err := sim.New(sim.Config{Count: 2, NodePools: 1, Version: "1.30.0", Latency: map[string]time.Duration{sim.OpUpgradeMaster: master}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return newSim(t, sim.Config{Count: 2, NodePools: 1, Version: "1.30.0", Latency: map[string]time.Duration{sim.OpUpgradeMaster: master}})
 	}
 	slow, fast := simWith(10*time.Minute), simWith(3*time.Second)
-	f := &fleets{t: t, ctx: ctx, dyn: dyn, ns: ns}
+	f := e.fleets()
 	f.apply("slow", serveInsecure(t, slow), slow.IDs())
 	op := f.waitOperation("slow", v1alpha1.ActionUpgradeMaster)
 
@@ -68,7 +53,7 @@ func TestFleetsWithAlikeOperationIDsWaitApart(t *testing.T) {
 	if e := st.Clusters[0]; e.Operation == nil || e.Operation.ID != op.ID || st.Phase != v1alpha1.FleetProgressing {
 		t.Errorf("the slow fleet moved on: phase %s, first cluster %+v; want its operation %s still in flight", st.Phase, e, op.ID)
 	}
-	if v, _ := slow.GetVersion(ctx, slow.IDs()[0]); v.Master != "1.30.0" {
+	if v, _ := slow.GetVersion(e.ctx, slow.IDs()[0]); v.Master != "1.30.0" {
 		t.Errorf("the slow plugin's cluster runs %s", v.Master)
 	}
 }
