@@ -27,13 +27,12 @@ func (s *Session) ApproveAs(ctx context.Context, name, stepName, who string) (en
 	if err := s.ready(ctx); err != nil {
 		return engine.Approval{}, err
 	}
-	if _, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err != nil || !valid {
-		held, err := s.acquire(ctx, name, false)
-		if err != nil {
-			return engine.Approval{}, err
-		}
-		defer held.Release()
-	}
+	// No lease: the approval is one field of the run record, saved against
+	// its resourceVersion, whether or not a driver holds the lease (a
+	// driver that saves meanwhile wins and we read again; the driver picks
+	// the approval up from the record). Taking the lease when it looked
+	// free raced a driver starting in this very process: the approval then
+	// waited out a lease duration and was refused as "held".
 	for {
 		run, err := s.store.Get(ctx, name)
 		if err != nil {
