@@ -363,9 +363,18 @@ const (
 
 // PluginOperation is an operation a plugin started.
 type PluginOperation struct {
-	// ID and Type as the plugin returned them.
-	ID   string `json:"id"`
-	Type string `json:"type"`
+	// ID and Type as the plugin returned them; empty while the call that
+	// starts it has not answered (or its answer was lost: the controller
+	// then looks the operation up by RequestID before anything else).
+	// +optional
+	ID string `json:"id,omitempty"`
+	// +optional
+	Type string `json:"type,omitempty"`
+	// RequestID is the id the call was sent with, saved before the call
+	// (pluginsdk.RequestIDKey).
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	RequestID string `json:"requestID,omitempty"`
 	// Action is the call that started it.
 	Action FleetAction `json:"action"`
 	// NodePool, for UpgradeNodePool.

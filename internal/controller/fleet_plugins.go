@@ -51,7 +51,7 @@ func (g grpcPlugin) Capabilities(ctx context.Context) fleet.Capabilities {
 	if err != nil {
 		return fleet.Capabilities{}
 	}
-	return fleet.Capabilities{Describe: c.Describe, Wait: c.Wait, Revert: c.Revert}
+	return fleet.Capabilities{Describe: c.Describe, Wait: c.Wait, Revert: c.Revert, Find: c.Find}
 }
 
 func (g grpcPlugin) RevertCluster(ctx context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {

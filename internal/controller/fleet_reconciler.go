@@ -136,9 +136,9 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.unreachable(cv, fs, status, err)
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
-	p = withMembers(p, r.members, cv)
+	p = withMembers(killAfterCall(p), r.members, cv)
 	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits.of(req.NamespacedName),
-		StatusBudget: statusBudget(cv)}
+		StatusBudget: statusBudget(cv), Intend: r.intend(fs)}
 	for _, a := range PendingRequests(cv.Annotations, status.HandledActions) {
 		switch a.Annotation {
 		case v1alpha1.AnnotationApprove:

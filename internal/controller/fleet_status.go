@@ -160,6 +160,19 @@ func (w *fleetStatusWriter) saveNow(ctx context.Context, s *fleetStatus) error {
 	return nil
 }
 
+// saveInLine makes st the fleet's decided status and writes it in the
+// caller's goroutine, after any write in flight (no write starts
+// meanwhile: only the reconcile records, and it is here).
+func (w *fleetStatusWriter) saveInLine(ctx context.Context, s *fleetStatus, st v1alpha1.ClusterVersionStatus) error {
+	s.mu.Lock()
+	for s.writing {
+		s.idle.Wait()
+	}
+	s.decided, s.unsaved = st, true
+	s.mu.Unlock()
+	return w.saveNow(ctx, s)
+}
+
 // flush waits for the fleet's writer, up to the context's end.
 func (w *fleetStatusWriter) flush(ctx context.Context, s *fleetStatus) {
 	done := make(chan struct{})

@@ -110,7 +110,7 @@ func (w *fleetWaits) Start(ctx context.Context) error {
 func (w *fleetWaits) follow(p fleet.Plugin, key types.NamespacedName, st v1alpha1.ClusterVersionStatus) {
 	for _, e := range st.Clusters {
 		op := e.Operation
-		if op == nil {
+		if op == nil || op.ID == "" { // "": its call's answer is being looked up
 			continue
 		}
 		k := opKey{key, e.ID, op.ID}

@@ -66,6 +66,7 @@ func Decide(sp Spec, prev v1alpha1.ClusterVersionStatus, o Observed) Decision {
 	x := &decider{sp: sp, o: o, st: st, d: d, leaving: map[string]bool{}}
 	x.align()
 	x.observe()
+	x.takeLookups()
 	x.takeEnded()
 	x.retry()
 	x.failures()
@@ -188,7 +189,7 @@ func (x *decider) takeEnded() {
 	for i := range x.st.Clusters {
 		e := x.entry(i)
 		op := e.Operation
-		if op == nil {
+		if op == nil || unconfirmed(op) {
 			continue
 		}
 		r, ok := x.o.Ops[e.ID]

@@ -18,6 +18,8 @@ type Call struct {
 	To      *pluginsdk.ClusterVersion
 	// Run is the member run RollbackMember rolls back.
 	Run string
+	// RequestID is sent with the call and saved before it (intent.go).
+	RequestID string
 }
 
 // Event is a Kubernetes event to emit on the ClusterVersion.

@@ -34,6 +34,10 @@ type Inputs struct {
 	// (MaxObjectBytes less the rest of it); 0: no limit. A step whose
 	// calls could take the status past it makes none.
 	StatusBudget int
+	// Intend saves the status with the step's calls recorded as intents
+	// (intent.go) before any is made; an error makes none. Nil: the
+	// caller saves only after the calls (tests of pure logic).
+	Intend func(ctx context.Context, st v1alpha1.ClusterVersionStatus) error
 }
 
 // Watch knows about operations in flight without asking the plugin: a
@@ -76,26 +80,19 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 	o := Observed{
 		Now: in.Now(), Generation: in.Generation, Approve: in.Approve, Retry: in.Retry != "", RetryValue: in.Retry,
 		Versions: map[string]pluginsdk.ClusterVersion{}, Statuses: map[string]pluginsdk.ClusterStatus{}, Ops: map[string]pluginsdk.OperationReport{},
-		Answers: map[string]string{},
+		Answers: map[string]string{}, Lookups: map[string]Lookup{},
 	}
-	r := &reader{p: p, in: in, o: &o}
+	r := &reader{p: p, in: in, o: &o, caps: p.Capabilities(ctx)}
 	for _, c := range sp.Clusters {
 		r.ids = append(r.ids, c.ID)
 	}
 	if err := r.ops(ctx, st); err != nil {
 		return unreachable(st, err, in), err
 	}
-	o.CanRevert = p.Capabilities(ctx).Revert
-	var d Decision
-	for round := 0; ; round++ {
-		o.Now = in.Now()
-		d = Decide(sp, st, o)
-		if d.Need.empty() || round == maxRounds {
-			break
-		}
-		if err := r.read(ctx, d.Need); err != nil {
-			return unreachable(st, err, in), err
-		}
+	o.CanRevert = r.caps.Revert
+	d, err := r.decide(ctx, sp, st)
+	if err != nil {
+		return unreachable(st, err, in), err
 	}
 	res := Result{Status: d.Status, Events: d.Events, Ended: d.Ended, RequeueAfter: d.RequeueAfter}
 	if !d.Need.empty() {
@@ -107,7 +104,17 @@ func Step(ctx context.Context, p Plugin, sp Spec, st v1alpha1.ClusterVersionStat
 		res.Events, d.Calls = append(res.Events, ev...), nil
 		res.RequeueAfter = WaitPoll
 	}
-	err := act(ctx, p, in, d.Calls, &res)
+	if len(d.Calls) > 0 {
+		before := *res.Status.DeepCopy()
+		intend(&res.Status, d.Calls, o.Now)
+		if in.Intend != nil {
+			if err := in.Intend(ctx, res.Status); err != nil {
+				res.Status = before // nothing was called
+				return res, fmt.Errorf("save the intent of %d plugin calls (none made): %w", len(d.Calls), err)
+			}
+		}
+	}
+	err = act(ctx, p, in, d.Calls, &res)
 	if err != nil {
 		res.Events = append(res.Events, PluginDown(&res.Status, err, in.Now())...)
 	}
@@ -131,11 +138,49 @@ func unreachable(st v1alpha1.ClusterVersionStatus, err error, in Inputs) Result 
 
 // reader reads from the plugin into an observation, in parallel.
 type reader struct {
-	p   Plugin
-	ids []string
-	in  Inputs
-	o   *Observed
-	mu  sync.Mutex
+	p    Plugin
+	caps Capabilities
+	ids  []string
+	in   Inputs
+	o    *Observed
+	mu   sync.Mutex
+	// freshAll: every cluster's status was read from the plugin in
+	// this step (none from the cache).
+	freshAll bool
+}
+
+// decide decides, reading what each decision needs, up to maxRounds. A
+// decision that takes a cluster out of service is made again on every
+// cluster's status read from the plugin just now, not from the cache:
+// requiredAvailableCount is a guarantee, and a cluster that stopped
+// serving a second ago must hold the next one back.
+func (r *reader) decide(ctx context.Context, sp Spec, st v1alpha1.ClusterVersionStatus) (Decision, error) {
+	var d Decision
+	for round := 0; ; round++ {
+		r.o.Now = r.in.Now()
+		d = Decide(sp, st, *r.o)
+		if servicesOut(d.Calls) && !r.freshAll {
+			if err := r.statusesNow(ctx); err != nil {
+				return d, err
+			}
+			continue
+		}
+		if d.Need.empty() || round >= maxRounds {
+			return d, nil
+		}
+		if err := r.read(ctx, d.Need); err != nil {
+			return d, err
+		}
+	}
+}
+
+func servicesOut(calls []Call) bool {
+	for _, c := range calls {
+		if c.Action == v1alpha1.ActionServiceOut {
+			return true
+		}
+	}
+	return false
 }
 
 // ops asks about every operation in flight.
@@ -143,6 +188,10 @@ func (r *reader) ops(ctx context.Context, st v1alpha1.ClusterVersionStatus) erro
 	g := r.group(ctx)
 	for _, e := range st.Clusters {
 		if e.Operation == nil {
+			continue
+		}
+		if unconfirmed(e.Operation) {
+			r.lookup(g, ctx, e.ID, e.Operation)
 			continue
 		}
 		id, op := e.ID, pluginsdk.Operation{ID: e.Operation.ID, Type: e.Operation.Type}
@@ -221,6 +270,7 @@ func (r *reader) allStatuses(ctx context.Context) error {
 		return err
 	}
 	r.o.AllStatuses = true
+	r.freshAll = r.freshAll || len(stale) == len(r.ids)
 	return nil
 }
 
@@ -244,7 +294,7 @@ func act(ctx context.Context, p Plugin, in Inputs, calls []Call, res *Result) er
 	g.SetLimit(in.Parallel)
 	for i, c := range calls {
 		g.Go(func() error {
-			op, err := invoke(ctx, p, c)
+			op, err := invoke(pluginsdk.WithRequestID(ctx, c.RequestID), p, c)
 			outs[i] = outcome{c, op, err}
 			return nil
 		})

@@ -20,6 +20,9 @@ type Observed struct {
 	AllStatuses bool
 	// Ops are the reports of the operations in flight, by cluster.
 	Ops map[string]pluginsdk.OperationReport
+	// Lookups are what the plugin said of the calls whose answers were
+	// lost (intent.go), by cluster.
+	Lookups map[string]Lookup
 	// Answers are the errors the plugin answered about clusters, by
 	// cluster ("GetVersion with NotFound: ..."): each waits, marked,
 	// and is not asked for again in this decision.

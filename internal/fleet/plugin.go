@@ -23,6 +23,10 @@ type Plugin interface {
 	// serves.
 	Capabilities(ctx context.Context) Capabilities
 	RevertCluster(ctx context.Context, clusterID string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error)
+	// Find is the operation a call sent with requestID started; an
+	// error for which pluginsdk.IsNoSuchRequest holds when none reached
+	// the plugin; ErrUnsupported when the plugin cannot look calls up.
+	Find(ctx context.Context, clusterID, requestID string) (pluginsdk.Operation, error)
 }
 
 // ErrPluginDown marks an error of a plugin that could not be reached: the
@@ -33,7 +37,7 @@ var ErrPluginDown = plugin.ErrPluginDown
 
 // Capabilities are the calls of upshift.ops.v1 a plugin serves.
 type Capabilities struct {
-	Describe, Wait, Revert bool
+	Describe, Wait, Revert, Find bool
 }
 
 // ErrUnsupported: the plugin does not serve the call (an addition of
@@ -66,7 +70,16 @@ func (a adapted) Capabilities(context.Context) Capabilities {
 	_, d := a.Cluster.(pluginsdk.Describer)
 	_, w := a.Cluster.(pluginsdk.Waiter)
 	_, r := a.Cluster.(pluginsdk.Reverter)
-	return Capabilities{Describe: d, Wait: w, Revert: r}
+	_, f := a.Cluster.(pluginsdk.Finder)
+	return Capabilities{Describe: d, Wait: w, Revert: r, Find: f}
+}
+
+func (a adapted) Find(ctx context.Context, id, requestID string) (pluginsdk.Operation, error) {
+	f, ok := a.Cluster.(pluginsdk.Finder)
+	if !ok {
+		return pluginsdk.Operation{}, ErrUnsupported
+	}
+	return f.FindOperation(ctx, id, requestID)
 }
 
 func (a adapted) RevertCluster(ctx context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {

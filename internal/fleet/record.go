@@ -22,7 +22,11 @@ func Started(st *v1alpha1.ClusterVersionStatus, c Call, op pluginsdk.Operation, 
 	if c.To != nil {
 		version = c.To.Master
 	}
-	e.Operation = &v1alpha1.PluginOperation{ID: op.ID, Type: op.Type, Action: c.Action, NodePool: c.NodePool, Version: version, StartedAt: metav1.NewTime(now)}
+	started := metav1.NewTime(now)
+	if e.Operation != nil && e.Operation.RequestID == c.RequestID {
+		started = e.Operation.StartedAt // its intent's
+	}
+	e.Operation = &v1alpha1.PluginOperation{ID: op.ID, Type: op.Type, RequestID: c.RequestID, Action: c.Action, NodePool: c.NodePool, Version: version, StartedAt: started}
 	e.Message = describe(c)
 }
 
@@ -40,7 +44,7 @@ func Refused(st *v1alpha1.ClusterVersionStatus, c Call, err error) Event {
 			st.Phase = v1alpha1.FleetRevertFailed
 			st.Message = fmt.Sprintf("the revert of cluster %s failed (%s): fix it and annotate upshift.dev/retry to go on reverting", e.ID, msg)
 		}
-		e.Phase, e.Message = v1alpha1.ClusterFailed, msg
+		e.Operation, e.Phase, e.Message = nil, v1alpha1.ClusterFailed, msg
 	}
 	return Event{Warning: true, Reason: ReasonOperationFailed, Message: fmt.Sprintf("cluster %s: %s", c.Cluster, msg)}
 }

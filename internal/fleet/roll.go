@@ -266,9 +266,12 @@ func (x *decider) serviceOut(i int) {
 }
 
 // serves tells whether a cluster counts toward the availability budget:
-// routed to, available, and no operation of ours on it.
+// routed to, available, no operation of ours on it (one whose answer was
+// lost included), and not between two of ours (a cluster upgrading or
+// reverting is on its way out of service or not yet back).
 func serves(e *v1alpha1.FleetClusterStatus) bool {
-	return e.InService && e.Available && e.Operation == nil
+	moving := e.Phase == v1alpha1.ClusterUpgrading || e.Phase == v1alpha1.ClusterReverting
+	return e.InService && e.Available && e.Operation == nil && !moving
 }
 
 func (x *decider) call(c Call) { x.d.Calls = append(x.d.Calls, c) }

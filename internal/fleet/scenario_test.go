@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,6 +50,10 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 		return s.finish(d, pluginsdk.OperationDone)
 	case "fail":
 		return s.finish(d, pluginsdk.OperationFailed)
+	case "drop":
+		// The next call of the action never reaches the plugin.
+		s.w.drop = v1alpha1.FleetAction(d.CmdArgs[0].Key)
+		return "ok"
 	case "forget":
 		for _, o := range s.w.running(args(d)...) {
 			delete(s.w.ops, o.id)
@@ -98,6 +103,15 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 		s.spec.Suspend = d.Cmd == "suspend"
 		s.generation++
 		return s.compile()
+	case "started":
+		// The operations the plugin started, by cluster and action: a
+		// call sent twice shows as 2.
+		var out []string
+		for k, n := range s.w.started {
+			out = append(out, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(out)
+		return strings.Join(out, "\n")
 	case "world":
 		var out []string
 		for _, c := range s.spec.Clusters {
@@ -131,7 +145,7 @@ func (s *scenario) fleet(t *testing.T, d *datadriven.TestData) string {
 		}
 	}
 	var ids []string
-	canRevert := d.HasArg("canrevert")
+	canRevert, canFind := d.HasArg("canrevert"), d.HasArg("canfind")
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 		f := strings.Fields(line)
 		switch f[0] {
@@ -175,7 +189,7 @@ func (s *scenario) fleet(t *testing.T, d *datadriven.TestData) string {
 		}
 	}
 	s.w = newWorld(ids, "1.30")
-	s.w.canRevert = canRevert
+	s.w.canRevert, s.w.canFind = canRevert, canFind
 	s.cache = NewStatusCache(time.Minute)
 	s.generation = 1
 	return s.compile()
@@ -207,6 +221,9 @@ func (s *scenario) set(t *testing.T, d *datadriven.TestData) string {
 		return "ok"
 	case "up":
 		s.w.down = false
+		return "ok"
+	case "lose":
+		s.w.lose = v1alpha1.FleetAction(d.CmdArgs[0].Vals[0])
 		return "ok"
 	}
 	c := s.w.clusters[d.CmdArgs[0].Key]
@@ -263,9 +280,13 @@ func args(d *datadriven.TestData) []string {
 	return ids
 }
 
-// step runs one Step: "step [approve=WAVE] [retry]".
+// step runs one Step: "step [approve=WAVE] [retry] [killed]". killed:
+// the controller dies after the step's calls, before it saves their
+// answers: what is saved is the intent (Inputs.Intend).
 func (s *scenario) step(t *testing.T, d *datadriven.TestData) string {
-	in := Inputs{Generation: s.generation, Now: func() time.Time { return s.now }, Statuses: s.cache}
+	saved := s.status
+	in := Inputs{Generation: s.generation, Now: func() time.Time { return s.now }, Statuses: s.cache,
+		Intend: func(_ context.Context, st v1alpha1.ClusterVersionStatus) error { saved = *st.DeepCopy(); return nil }}
 	for _, a := range d.CmdArgs {
 		switch a.Key {
 		case "approve":
@@ -277,6 +298,9 @@ func (s *scenario) step(t *testing.T, d *datadriven.TestData) string {
 	before := s.status
 	res, err := Step(context.Background(), s.w, s.sp, s.status, in)
 	s.status = res.Status
+	if d.HasArg("killed") {
+		s.status = saved
+	}
 	var out []string
 	if err != nil {
 		out = append(out, "error: "+err.Error())
@@ -298,15 +322,23 @@ func (s *scenario) step(t *testing.T, d *datadriven.TestData) string {
 
 // calls lists the operations the step started.
 func calls(before v1alpha1.ClusterVersionStatus, res Result) []string {
+	// An operation is known by its request id (its intent's, before
+	// the plugin's answer gave it an id) or, without one, by its id.
+	key := func(op *v1alpha1.PluginOperation) string {
+		if op.RequestID != "" {
+			return op.RequestID
+		}
+		return op.ID
+	}
 	known := map[string]bool{}
 	for _, e := range before.Clusters {
 		if e.Operation != nil {
-			known[e.Operation.ID] = true
+			known[key(e.Operation)] = true
 		}
 	}
 	var out []string
 	for _, e := range res.Status.Clusters {
-		if op := e.Operation; op != nil && !known[op.ID] {
+		if op := e.Operation; op != nil && !known[key(op)] {
 			target := op.Version
 			if op.NodePool != "" {
 				target = op.NodePool + "@" + target

@@ -24,9 +24,19 @@ type world struct {
 	ops       map[string]*worldOp
 	seq       int
 	canRevert bool
-	down      bool
-	calls     int
-	reports   int // Report calls
+	// canFind: it serves FindOperation (and starts one operation per
+	// request id).
+	canFind bool
+	// lose: the next call of this action starts its operation, but its
+	// answer is lost (a timeout).
+	lose v1alpha1.FleetAction
+	// drop: the next call of this action never reaches the plugin.
+	drop v1alpha1.FleetAction
+	// started counts the operations started, by "cluster action".
+	started map[string]int
+	down    bool
+	calls   int
+	reports int // Report calls
 	// minServing is the fewest clusters serving seen.
 	minServing int
 }
@@ -57,6 +67,7 @@ type worldOp struct {
 	msg         string
 	seq         int
 	run         string
+	request     string
 }
 
 var (
@@ -65,7 +76,7 @@ var (
 )
 
 func newWorld(ids []string, version string) *world {
-	w := &world{clusters: map[string]*worldCluster{}, ops: map[string]*worldOp{}}
+	w := &world{clusters: map[string]*worldCluster{}, ops: map[string]*worldOp{}, started: map[string]int{}}
 	for _, id := range ids {
 		w.clusters[id] = &worldCluster{master: version, in: true, avail: true,
 			pools: []pluginsdk.NodePoolVersion{{ID: "p1", Version: version}, {ID: "p2", Version: version}}}
@@ -151,11 +162,19 @@ func (w *world) Report(_ context.Context, _ string, op pluginsdk.Operation) (plu
 	return pluginsdk.OperationReport{Status: o.status, Message: o.msg}, nil
 }
 
-func (w *world) start(o *worldOp) (pluginsdk.Operation, error) {
+func (w *world) start(ctx context.Context, o *worldOp) (pluginsdk.Operation, error) {
 	if err := w.enter(); err != nil {
 		return pluginsdk.Operation{}, err
 	}
 	defer w.mu.Unlock()
+	if w.drop == o.action {
+		w.drop = ""
+		return pluginsdk.Operation{}, fmt.Errorf("%w: %s: connection refused", ErrPluginDown, o.action)
+	}
+	o.request = pluginsdk.RequestID(ctx)
+	if prev := w.byRequest(o.cluster, o.request); w.canFind && prev != nil {
+		return pluginsdk.Operation{Type: string(prev.action), ID: prev.id}, nil
+	}
 	if o.action == v1alpha1.ActionUpgradeNodePool && o.version > w.clusters[o.cluster].master {
 		return pluginsdk.Operation{}, fmt.Errorf("node pool %s would run %s, newer than the control plane's %s", o.pool, o.version, w.clusters[o.cluster].master)
 	}
@@ -169,41 +188,71 @@ func (w *world) start(o *worldOp) (pluginsdk.Operation, error) {
 	}
 	o.status = pluginsdk.OperationRunning
 	w.ops[o.id] = o
+	w.started[strings.TrimSpace(o.cluster+" "+string(o.action)+" "+o.pool)]++
+	if w.lose == o.action {
+		w.lose = ""
+		return pluginsdk.Operation{}, fmt.Errorf("%w: %s: context deadline exceeded", ErrPluginDown, o.action)
+	}
 	return pluginsdk.Operation{Type: string(o.action), ID: o.id}, nil
 }
 
-func (w *world) ServiceIn(_ context.Context, id string) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionServiceIn})
+func (w *world) byRequest(cluster, request string) *worldOp {
+	for _, o := range w.ops {
+		if request != "" && o.cluster == cluster && o.request == request {
+			return o
+		}
+	}
+	return nil
 }
 
-func (w *world) ServiceOut(_ context.Context, id string) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionServiceOut})
+func (w *world) Find(_ context.Context, id, request string) (pluginsdk.Operation, error) {
+	if err := w.enter(); err != nil {
+		return pluginsdk.Operation{}, err
+	}
+	defer w.mu.Unlock()
+	if !w.canFind {
+		return pluginsdk.Operation{}, ErrUnsupported
+	}
+	if o := w.byRequest(id, request); o != nil {
+		return pluginsdk.Operation{Type: string(o.action), ID: o.id}, nil
+	}
+	return pluginsdk.Operation{}, pluginsdk.ErrNoSuchRequest
 }
 
-func (w *world) UpgradeMaster(_ context.Context, id, version string) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionUpgradeMaster, version: version})
+func (w *world) ServiceIn(ctx context.Context, id string) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionServiceIn})
 }
 
-func (w *world) UpgradeNodePool(_ context.Context, id, pool, version string) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionUpgradeNodePool, pool: pool, version: version})
+func (w *world) ServiceOut(ctx context.Context, id string) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionServiceOut})
 }
 
-func (w *world) Capabilities(context.Context) Capabilities { return Capabilities{Revert: w.canRevert} }
+func (w *world) UpgradeMaster(ctx context.Context, id, version string) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionUpgradeMaster, version: version})
+}
+
+func (w *world) UpgradeNodePool(ctx context.Context, id, pool, version string) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionUpgradeNodePool, pool: pool, version: version})
+}
+
+func (w *world) Capabilities(context.Context) Capabilities {
+	return Capabilities{Revert: w.canRevert, Find: w.canFind}
+}
 
 func (w *world) Wait(context.Context, string, pluginsdk.Operation) (pluginsdk.OperationReport, error) {
 	return pluginsdk.OperationReport{}, ErrUnsupported
 }
 
-func (w *world) UpgradeMember(_ context.Context, id string) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionUpgradeMember})
+func (w *world) UpgradeMember(ctx context.Context, id string) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionUpgradeMember})
 }
 
-func (w *world) RollbackMember(_ context.Context, id, run string) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionRollbackMember, run: run})
+func (w *world) RollbackMember(ctx context.Context, id, run string) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionRollbackMember, run: run})
 }
 
-func (w *world) RevertCluster(_ context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
-	return w.start(&worldOp{cluster: id, action: v1alpha1.ActionRevert, to: &to})
+func (w *world) RevertCluster(ctx context.Context, id string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
+	return w.start(ctx, &worldOp{cluster: id, action: v1alpha1.ActionRevert, to: &to})
 }
 
 // running lists the operations running on the given clusters (all when

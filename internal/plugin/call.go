@@ -26,6 +26,7 @@ const (
 	reqDescribeOperation  = "DescribeOperation"
 	reqWaitOperation      = "WaitOperation"
 	reqRevertCluster      = "RevertCluster"
+	reqFindOperation      = "FindOperation"
 )
 
 // read makes a call that changes nothing, retrying it with the backoff

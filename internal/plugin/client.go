@@ -82,7 +82,7 @@ type Client struct {
 
 	// Set on the first Unimplemented of each upshift.ops.v1 method, so a
 	// plugin that lacks one is asked once.
-	noDescribe, noWait, noRevert atomic.Bool
+	noDescribe, noWait, noRevert, noFind atomic.Bool
 	// caps, once asked (Capabilities).
 	capsMu sync.Mutex
 	caps   *Capabilities

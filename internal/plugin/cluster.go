@@ -90,6 +90,7 @@ func (c *Client) UpgradeNodePool(ctx context.Context, clusterID, nodePoolID, ver
 // operation it started.
 func (c *Client) startOperation(ctx context.Context, requestType, method string, call func(context.Context) (*pluginpb.Operation, error)) (pluginsdk.Operation, error) {
 	var op *pluginpb.Operation
+	ctx = pluginsdk.OutgoingRequestID(ctx) // pluginsdk.WithRequestID: FindOperation finds it
 	err := c.mutate(ctx, requestType, method, func(ctx context.Context) (err error) {
 		op, err = call(ctx)
 		return err

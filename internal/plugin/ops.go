@@ -83,6 +83,25 @@ func (c *Client) Revert(ctx context.Context, clusterID string, to pluginsdk.Clus
 	return op, nil
 }
 
+// Find calls upshift.ops.v1.Ops/FindOperation: the operation a mutation
+// sent with requestID started, or an error for which
+// pluginsdk.IsNoSuchRequest holds when none reached the plugin. It is a
+// read (retried). A plugin without it gives ErrUnsupported.
+func (c *Client) Find(ctx context.Context, clusterID, requestID string) (pluginsdk.Operation, error) {
+	if err := c.unsupported(&c.noFind, "FindOperation"); err != nil {
+		return pluginsdk.Operation{}, err
+	}
+	var op *pluginpb.Operation
+	err := c.read(ctx, reqFindOperation, "FindOperation", func(ctx context.Context) (err error) {
+		op, err = c.ops.FindOperation(ctx, &opsv1.FindOperationRequest{ClusterID: clusterID, RequestID: requestID})
+		return err
+	})
+	if err != nil {
+		return pluginsdk.Operation{}, c.remember(&c.noFind, err)
+	}
+	return pluginsdk.OperationFromWire(op), nil
+}
+
 // unsupported is ErrUnsupported when the plugin said before that it does
 // not serve method.
 func (c *Client) unsupported(known *atomic.Bool, method string) error {
@@ -104,7 +123,7 @@ func (c *Client) remember(known *atomic.Bool, err error) error {
 
 // Capabilities are the upshift.ops.v1 calls a plugin serves.
 type Capabilities struct {
-	Describe, Wait, Revert bool
+	Describe, Wait, Revert, Find bool
 }
 
 // Capabilities asks the plugin which upshift.ops.v1 calls it serves, once
@@ -131,10 +150,11 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 	case err != nil:
 		return Capabilities{}, err
 	default:
-		c.caps = &Capabilities{Describe: got.GetDescribeOperation(), Wait: got.GetWaitOperation(), Revert: got.GetRevertCluster()}
+		c.caps = &Capabilities{Describe: got.GetDescribeOperation(), Wait: got.GetWaitOperation(), Revert: got.GetRevertCluster(), Find: got.GetFindOperation()}
 	}
 	c.noDescribe.Store(!c.caps.Describe)
 	c.noWait.Store(!c.caps.Wait)
 	c.noRevert.Store(!c.caps.Revert)
+	c.noFind.Store(!c.caps.Find)
 	return *c.caps, nil
 }

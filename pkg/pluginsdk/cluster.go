@@ -9,7 +9,7 @@
 // multicluster upgrade operator works with Upshift, and one written with
 // this SDK works with the operator. Upshift's own additions are a separate
 // service, upshift.ops.v1.Ops, which a plugin serves when it implements
-// the optional interfaces below (Describer, Waiter, Reverter).
+// the optional interfaces below (Describer, Waiter, Reverter) and Finder.
 package pluginsdk
 
 import "context"

@@ -21,6 +21,7 @@ type opsServer struct {
 	describer Describer
 	waiter    Waiter
 	reverter  Reverter
+	finder    Finder
 	// stopping ends when Serve is asked to stop: waits then answer at
 	// once, so the graceful stop does not wait out their timeouts.
 	stopping context.Context
@@ -33,14 +34,15 @@ func newOpsServer(impl Cluster, stopping context.Context) *opsServer {
 	s.describer, _ = impl.(Describer)
 	s.waiter, _ = impl.(Waiter)
 	s.reverter, _ = impl.(Reverter)
-	if s.describer == nil && s.waiter == nil && s.reverter == nil {
+	s.finder, _ = impl.(Finder)
+	if s.describer == nil && s.waiter == nil && s.reverter == nil && s.finder == nil {
 		return nil
 	}
 	return s
 }
 
 func (s *opsServer) Capabilities(context.Context, *emptypb.Empty) (*opsv1.OpsCapabilities, error) {
-	return &opsv1.OpsCapabilities{DescribeOperation: s.describer != nil, WaitOperation: s.waiter != nil, RevertCluster: s.reverter != nil}, nil
+	return &opsv1.OpsCapabilities{DescribeOperation: s.describer != nil, WaitOperation: s.waiter != nil, RevertCluster: s.reverter != nil, FindOperation: s.finder != nil}, nil
 }
 
 func (s *opsServer) DescribeOperation(ctx context.Context, r *opsv1.OperationRequest) (*opsv1.OperationReport, error) {
@@ -105,6 +107,19 @@ func (s *opsServer) RevertCluster(ctx context.Context, r *opsv1.RevertClusterReq
 		return nil, status.Error(codes.InvalidArgument, "to.master.version is empty: give the versions to revert to")
 	}
 	return wireOperation(s.reverter.RevertCluster(ctx, r.GetClusterID(), ClusterVersionFromWire(r.GetTo())))
+}
+
+func (s *opsServer) FindOperation(ctx context.Context, r *opsv1.FindOperationRequest) (*plugin.Operation, error) {
+	if s.finder == nil {
+		return nil, status.Error(codes.Unimplemented, "this plugin does not find operations by request id (pluginsdk.Finder)")
+	}
+	if err := requireClusterID(r.GetClusterID()); err != nil {
+		return nil, err
+	}
+	if r.GetRequestID() == "" {
+		return nil, status.Error(codes.InvalidArgument, "requestID is empty: give the request id the mutation was sent with")
+	}
+	return wireOperation(s.finder.FindOperation(ctx, r.GetClusterID(), r.GetRequestID()))
 }
 
 func isContextError(err error) bool {

@@ -19,7 +19,7 @@ const stopGrace = 10 * time.Second
 
 // Serve serves impl on lis until ctx ends, then stops gracefully and
 // returns nil. It serves plugin.Cluster; upshift.ops.v1.Ops when impl
-// implements Describer, Waiter or Reverter (any it lacks answers
+// implements Describer, Waiter, Reverter or Finder (any it lacks answers
 // Unimplemented); and the standard gRPC health service
 // (grpc.health.v1.Health), SERVING until the plugin stops.
 //

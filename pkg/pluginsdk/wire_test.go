@@ -88,6 +88,7 @@ var opsMethods = []wireMethod{
 	{"/upshift.ops.v1.Ops/DescribeOperation", "upshift.ops.v1.OperationRequest", "upshift.ops.v1.OperationReport"},
 	{"/upshift.ops.v1.Ops/WaitOperation", "upshift.ops.v1.WaitOperationRequest", "upshift.ops.v1.OperationReport"},
 	{"/upshift.ops.v1.Ops/RevertCluster", "upshift.ops.v1.RevertClusterRequest", "plugin.Operation"},
+	{"/upshift.ops.v1.Ops/FindOperation", "upshift.ops.v1.FindOperationRequest", "plugin.Operation"},
 }
 
 var opsMessages = map[protoreflect.FullName][]wireField{
@@ -114,6 +115,11 @@ var opsMessages = map[protoreflect.FullName][]wireField{
 		{name: "describeOperation", number: 1, kind: protoreflect.BoolKind},
 		{name: "waitOperation", number: 2, kind: protoreflect.BoolKind},
 		{name: "revertCluster", number: 3, kind: protoreflect.BoolKind},
+		{name: "findOperation", number: 4, kind: protoreflect.BoolKind},
+	},
+	"upshift.ops.v1.FindOperationRequest": {
+		{name: "clusterID", number: 1, kind: str},
+		{name: "requestID", number: 2, kind: str},
 	},
 }
 

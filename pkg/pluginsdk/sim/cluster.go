@@ -17,8 +17,11 @@ type cluster struct {
 	pools   []pluginsdk.NodePoolVersion
 	service pluginsdk.ServiceState
 
-	ops     map[string]*operation // every operation started, by ID
-	pending []*operation          // those whose effect is not applied yet
+	ops map[string]*operation // every operation started, by ID
+	// requests are the operations started, by the request id of the
+	// call that started them (pluginsdk.Finder).
+	requests map[string]*operation
+	pending  []*operation // those whose effect is not applied yet
 	// upgrading is the running upgrade or revert: a cluster runs one at
 	// a time, as a cloud provider's does.
 	upgrading *operation
@@ -30,11 +33,12 @@ type cluster struct {
 
 func newCluster(spec ClusterSpec) *cluster {
 	return &cluster{
-		id:      spec.ID,
-		master:  spec.Master,
-		pools:   slices.Clone(spec.NodePools),
-		service: spec.Service,
-		ops:     map[string]*operation{},
+		id:       spec.ID,
+		master:   spec.Master,
+		pools:    slices.Clone(spec.NodePools),
+		service:  spec.Service,
+		ops:      map[string]*operation{},
+		requests: map[string]*operation{},
 	}
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -101,28 +102,31 @@ func (s *Sim) WaitOperation(ctx context.Context, clusterID string, op pluginsdk.
 }
 
 // ServiceIn routes to the cluster once the operation ends.
-func (s *Sim) ServiceIn(_ context.Context, clusterID string) (pluginsdk.Operation, error) {
-	return s.route(clusterID, OpServiceIn, pluginsdk.ServiceIn)
+func (s *Sim) ServiceIn(ctx context.Context, clusterID string) (pluginsdk.Operation, error) {
+	return s.route(ctx, clusterID, OpServiceIn, pluginsdk.ServiceIn)
 }
 
 // ServiceOut routes away from the cluster once the operation ends.
-func (s *Sim) ServiceOut(_ context.Context, clusterID string) (pluginsdk.Operation, error) {
-	return s.route(clusterID, OpServiceOut, pluginsdk.ServiceOut)
+func (s *Sim) ServiceOut(ctx context.Context, clusterID string) (pluginsdk.Operation, error) {
+	return s.route(ctx, clusterID, OpServiceOut, pluginsdk.ServiceOut)
 }
 
-func (s *Sim) route(clusterID, typ string, to pluginsdk.ServiceState) (pluginsdk.Operation, error) {
+func (s *Sim) route(ctx context.Context, clusterID, typ string, to pluginsdk.ServiceState) (pluginsdk.Operation, error) {
 	c, now, err := s.lock(clusterID)
 	if err != nil {
 		return pluginsdk.Operation{}, err
 	}
 	defer c.mu.Unlock()
-	return s.start(c, now, &operation{typ: typ, service: to}), nil
+	if op, again := c.again(ctx); again {
+		return op, nil
+	}
+	return s.start(ctx, c, now, &operation{typ: typ, service: to}), nil
 }
 
 // UpgradeMaster sets the control plane's version once the operation
 // ends. It refuses while another upgrade runs, and a version older than
 // a node pool's (no kubelet may be newer than its API server).
-func (s *Sim) UpgradeMaster(_ context.Context, clusterID, version string) (pluginsdk.Operation, error) {
+func (s *Sim) UpgradeMaster(ctx context.Context, clusterID, version string) (pluginsdk.Operation, error) {
 	v, err := parseVersion(version)
 	if err != nil {
 		return pluginsdk.Operation{}, status.Error(codes.InvalidArgument, err.Error())
@@ -132,6 +136,9 @@ func (s *Sim) UpgradeMaster(_ context.Context, clusterID, version string) (plugi
 		return pluginsdk.Operation{}, err
 	}
 	defer c.mu.Unlock()
+	if op, again := c.again(ctx); again {
+		return op, nil
+	}
 	if err := c.idle(); err != nil {
 		return pluginsdk.Operation{}, err
 	}
@@ -141,13 +148,13 @@ func (s *Sim) UpgradeMaster(_ context.Context, clusterID, version string) (plugi
 				"%s: control plane to %s would be older than node pool %s at %s: downgrade the node pools first", c.id, version, p.ID, p.Version)
 		}
 	}
-	return s.start(c, now, &operation{typ: OpUpgradeMaster, version: version}), nil
+	return s.start(ctx, c, now, &operation{typ: OpUpgradeMaster, version: version}), nil
 }
 
 // UpgradeNodePool sets the node pool's version once the operation ends.
 // It refuses while another upgrade runs, and a version newer than the
 // control plane's.
-func (s *Sim) UpgradeNodePool(_ context.Context, clusterID, nodePoolID, version string) (pluginsdk.Operation, error) {
+func (s *Sim) UpgradeNodePool(ctx context.Context, clusterID, nodePoolID, version string) (pluginsdk.Operation, error) {
 	v, err := parseVersion(version)
 	if err != nil {
 		return pluginsdk.Operation{}, status.Error(codes.InvalidArgument, err.Error())
@@ -157,6 +164,9 @@ func (s *Sim) UpgradeNodePool(_ context.Context, clusterID, nodePoolID, version 
 		return pluginsdk.Operation{}, err
 	}
 	defer c.mu.Unlock()
+	if op, again := c.again(ctx); again {
+		return op, nil
+	}
 	if _, ok := c.pool(nodePoolID); !ok {
 		return pluginsdk.Operation{}, status.Errorf(codes.NotFound, "%s has no node pool %q (%s)", c.id, nodePoolID, poolIDs(c))
 	}
@@ -167,13 +177,13 @@ func (s *Sim) UpgradeNodePool(_ context.Context, clusterID, nodePoolID, version 
 		return pluginsdk.Operation{}, status.Errorf(codes.FailedPrecondition,
 			"%s: node pool %s to %s would be newer than the control plane at %s: upgrade the control plane first", c.id, nodePoolID, version, c.master)
 	}
-	return s.start(c, now, &operation{typ: OpUpgradeNodePool, pool: nodePoolID, version: version}), nil
+	return s.start(ctx, c, now, &operation{typ: OpUpgradeNodePool, pool: nodePoolID, version: version}), nil
 }
 
 // RevertCluster sets the node pools given back (halfway through), then
 // the control plane (at the end). It refuses while another upgrade runs,
 // and versions that would leave a node pool newer than the control plane.
-func (s *Sim) RevertCluster(_ context.Context, clusterID string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
+func (s *Sim) RevertCluster(ctx context.Context, clusterID string, to pluginsdk.ClusterVersion) (pluginsdk.Operation, error) {
 	m, err := parseVersion(to.Master)
 	if err != nil {
 		return pluginsdk.Operation{}, status.Errorf(codes.InvalidArgument, "master %v", err)
@@ -183,6 +193,9 @@ func (s *Sim) RevertCluster(_ context.Context, clusterID string, to pluginsdk.Cl
 		return pluginsdk.Operation{}, err
 	}
 	defer c.mu.Unlock()
+	if op, again := c.again(ctx); again {
+		return op, nil
+	}
 	if err := c.idle(); err != nil {
 		return pluginsdk.Operation{}, err
 	}
@@ -206,7 +219,50 @@ func (s *Sim) RevertCluster(_ context.Context, clusterID string, to pluginsdk.Cl
 		}
 	}
 	to.NodePools = append([]pluginsdk.NodePoolVersion(nil), to.NodePools...)
-	return s.start(c, now, &operation{typ: OpRevertCluster, to: to}), nil
+	return s.start(ctx, c, now, &operation{typ: OpRevertCluster, to: to}), nil
+}
+
+// again is the operation a call sent again with the request id of one
+// that started it: the same operation, not a second.
+func (c *cluster) again(ctx context.Context) (pluginsdk.Operation, bool) {
+	op, ok := c.requests[pluginsdk.RequestID(ctx)]
+	if !ok {
+		return pluginsdk.Operation{}, false
+	}
+	return pluginsdk.Operation{Type: op.typ, ID: op.id}, true
+}
+
+// FindOperation is the operation the call with requestID started on the
+// cluster (pluginsdk.Finder).
+func (s *Sim) FindOperation(_ context.Context, clusterID, requestID string) (pluginsdk.Operation, error) {
+	c, _, err := s.lock(clusterID)
+	if err != nil {
+		return pluginsdk.Operation{}, err
+	}
+	defer c.mu.Unlock()
+	op, ok := c.requests[requestID]
+	if !ok {
+		return pluginsdk.Operation{}, fmt.Errorf("%s: request %s: %w", clusterID, requestID, pluginsdk.ErrNoSuchRequest)
+	}
+	return pluginsdk.Operation{Type: op.typ, ID: op.id}, nil
+}
+
+// Started counts the operations of a type started on the cluster: a call
+// sent again with its request id starts none.
+func (s *Sim) Started(clusterID, typ string) int {
+	c, ok := s.clusters[clusterID]
+	if !ok {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, op := range c.ops {
+		if op.typ == typ {
+			n++
+		}
+	}
+	return n
 }
 
 // idle refuses a second upgrade while one runs, as cloud providers do.
@@ -219,8 +275,11 @@ func (c *cluster) idle() error {
 
 // start records op as started now on c, decides whether it fails, and
 // returns its handle. An operation without latency has ended already.
-func (s *Sim) start(c *cluster, now time.Time, op *operation) pluginsdk.Operation {
+func (s *Sim) start(ctx context.Context, c *cluster, now time.Time, op *operation) pluginsdk.Operation {
 	op.id = s.newOperationID()
+	if id := pluginsdk.RequestID(ctx); id != "" {
+		c.requests[id] = op
+	}
 	op.start, op.end = now, now.Add(s.latency(op.typ))
 	op.failed, op.reason = s.failure(c, op.typ)
 	c.ops[op.id] = op

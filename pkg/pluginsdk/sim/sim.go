@@ -23,8 +23,8 @@ import (
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
 )
 
-// Sim is the plugin: it implements pluginsdk.Cluster, Describer, Waiter
-// and Reverter. It is safe for concurrent use.
+// Sim is the plugin: it implements pluginsdk.Cluster, Describer, Waiter,
+// Reverter and Finder. It is safe for concurrent use.
 type Sim struct {
 	cfg      Config
 	clock    clock.Clock
@@ -44,6 +44,7 @@ var (
 	_ pluginsdk.Describer = (*Sim)(nil)
 	_ pluginsdk.Waiter    = (*Sim)(nil)
 	_ pluginsdk.Reverter  = (*Sim)(nil)
+	_ pluginsdk.Finder    = (*Sim)(nil)
 )
 
 // New is a simulation of the clusters cfg describes.

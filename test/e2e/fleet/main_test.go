@@ -116,15 +116,22 @@ type controllerProc struct {
 
 func startController(t *testing.T, c *localcluster.Cluster, ns, runs string) *controllerProc {
 	t.Helper()
+	return startControllerWith(t, c, ns, runs, nil)
+}
+
+// startControllerWith runs the controller watching ns, with env added to
+// its environment (a failpoint) and args to its flags.
+func startControllerWith(t *testing.T, c *localcluster.Cluster, ns, runs string, env []string, args ...string) *controllerProc {
+	t.Helper()
 	kc, err := c.UserKubeconfig("fleet-controller", "system:masters")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &controllerProc{out: &testenv.SyncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(testenv.UpshiftBinary(t), "controller", "--kubeconfig", kc,
-		"--namespace", runs, "--watch-namespaces", ns,
-		"--metrics-addr", "0", "--health-probe-addr", "0", "--debug")
-	p.cmd.Env = append(os.Environ(), "KUBECONFIG=")
+	flags := append([]string{"controller", "--kubeconfig", kc, "--namespace", runs, "--watch-namespaces", ns,
+		"--metrics-addr", "0", "--health-probe-addr", "0", "--debug"}, args...)
+	p.cmd = exec.Command(testenv.UpshiftBinary(t), flags...)
+	p.cmd.Env = append(append(os.Environ(), "KUBECONFIG="), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ const (
 	Ops_DescribeOperation_FullMethodName = "/upshift.ops.v1.Ops/DescribeOperation"
 	Ops_WaitOperation_FullMethodName     = "/upshift.ops.v1.Ops/WaitOperation"
 	Ops_RevertCluster_FullMethodName     = "/upshift.ops.v1.Ops/RevertCluster"
+	Ops_FindOperation_FullMethodName     = "/upshift.ops.v1.Ops/FindOperation"
 )
 
 // OpsClient is the client API for Ops service.
@@ -50,6 +51,15 @@ type OpsClient interface {
 	// RevertCluster starts an operation that takes the cluster back to the
 	// given versions: node pools first, then the control plane.
 	RevertCluster(ctx context.Context, in *RevertClusterRequest, opts ...grpc.CallOption) (*plugin.Operation, error)
+	// FindOperation returns the operation a mutation started, by the request
+	// id the mutation carried (the "upshift-request-id" metadata key), or
+	// NotFound when no mutation with that id reached the plugin. Upshift
+	// asks it when a mutation's answer was lost (the call timed out, the
+	// controller stopped before it recorded the answer) instead of sending
+	// the mutation again. A plugin that serves it starts at most one
+	// operation per request id: a mutation sent again with the id of one it
+	// started returns that operation.
+	FindOperation(ctx context.Context, in *FindOperationRequest, opts ...grpc.CallOption) (*plugin.Operation, error)
 }
 
 type opsClient struct {
@@ -100,6 +110,16 @@ func (c *opsClient) RevertCluster(ctx context.Context, in *RevertClusterRequest,
 	return out, nil
 }
 
+func (c *opsClient) FindOperation(ctx context.Context, in *FindOperationRequest, opts ...grpc.CallOption) (*plugin.Operation, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(plugin.Operation)
+	err := c.cc.Invoke(ctx, Ops_FindOperation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OpsServer is the server API for Ops service.
 // All implementations must embed UnimplementedOpsServer
 // for forward compatibility.
@@ -123,6 +143,15 @@ type OpsServer interface {
 	// RevertCluster starts an operation that takes the cluster back to the
 	// given versions: node pools first, then the control plane.
 	RevertCluster(context.Context, *RevertClusterRequest) (*plugin.Operation, error)
+	// FindOperation returns the operation a mutation started, by the request
+	// id the mutation carried (the "upshift-request-id" metadata key), or
+	// NotFound when no mutation with that id reached the plugin. Upshift
+	// asks it when a mutation's answer was lost (the call timed out, the
+	// controller stopped before it recorded the answer) instead of sending
+	// the mutation again. A plugin that serves it starts at most one
+	// operation per request id: a mutation sent again with the id of one it
+	// started returns that operation.
+	FindOperation(context.Context, *FindOperationRequest) (*plugin.Operation, error)
 	mustEmbedUnimplementedOpsServer()
 }
 
@@ -144,6 +173,9 @@ func (UnimplementedOpsServer) WaitOperation(context.Context, *WaitOperationReque
 }
 func (UnimplementedOpsServer) RevertCluster(context.Context, *RevertClusterRequest) (*plugin.Operation, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RevertCluster not implemented")
+}
+func (UnimplementedOpsServer) FindOperation(context.Context, *FindOperationRequest) (*plugin.Operation, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FindOperation not implemented")
 }
 func (UnimplementedOpsServer) mustEmbedUnimplementedOpsServer() {}
 func (UnimplementedOpsServer) testEmbeddedByValue()             {}
@@ -238,6 +270,24 @@ func _Ops_RevertCluster_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Ops_FindOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FindOperationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OpsServer).FindOperation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Ops_FindOperation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OpsServer).FindOperation(ctx, req.(*FindOperationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Ops_ServiceDesc is the grpc.ServiceDesc for Ops service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -260,6 +310,10 @@ var Ops_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevertCluster",
 			Handler:    _Ops_RevertCluster_Handler,
+		},
+		{
+			MethodName: "FindOperation",
+			Handler:    _Ops_FindOperation_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
