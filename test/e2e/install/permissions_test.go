@@ -65,6 +65,7 @@ func controllerNeeds(ns string) []check {
 	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "upgradeplans", subresource: "status"})...)
 	add(check{verb: "update", group: "upshift.dev", resource: "upgradeplans", subresource: "finalizers"})
 	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "platformupgrades"})...)
+	add(check{verb: "update", group: "upshift.dev", resource: "platformupgrades", subresource: "finalizers"})
 	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "clusterversions"})...)
 	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "clusterversions", subresource: "status"})...)
 	add(check{verb: "update", group: "upshift.dev", resource: "clusterversions", subresource: "finalizers"})
