@@ -29,7 +29,8 @@ const (
 
 // FinalizerRun holds a plan's deletion until its run is at a saved point
 // that needs nobody: aborted if it was moving (its freezes lifted, the
-// lease released). The run record stays.
+// lease released). The run record stays. A PlatformUpgrade's holds for
+// its hops, a ClusterVersion's for its member runs.
 const FinalizerRun = "upshift.dev/run"
 
 // ActionAnnotations lists the action annotations in the order the

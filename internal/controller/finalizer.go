@@ -19,7 +19,7 @@ import (
 )
 
 // The finalizer (v1alpha1.FinalizerRun) of UpgradePlans and
-// PlatformUpgrades exists so that deleting one mid-run leaves nothing in
+// PlatformUpgrades (and ClusterVersions: fleet_finalizer.go) exists so that deleting one mid-run leaves nothing in
 // force that only its run would undo: a run stopped with its owner would
 // keep its freeze (admission denied cluster-wide) and hold up every later
 // run. The finalizer is written with a patch of metadata conditional on
@@ -30,10 +30,15 @@ import (
 // afresh: it is written by a drive just before its run is first written
 // or moved, so a plan refused before that gets no write but its status.
 func holdDeletion(ctx context.Context, c ctrl.Client, obj ctrl.Object) error {
+	return holdDeletionFrom(ctx, c, c, obj)
+}
+
+// holdDeletionFrom is holdDeletion reading the object with read.
+func holdDeletionFrom(ctx context.Context, read ctrl.Reader, c ctrl.Client, obj ctrl.Object) error {
 	key := ctrl.ObjectKeyFromObject(obj)
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		cur := obj.DeepCopyObject().(ctrl.Object)
-		if err := c.Get(ctx, key, cur); err != nil {
+		if err := read.Get(ctx, key, cur); err != nil {
 			return err
 		}
 		if controllerutil.ContainsFinalizer(cur, v1alpha1.FinalizerRun) {

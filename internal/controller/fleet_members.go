@@ -45,6 +45,9 @@ type memberDrives struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	drives map[string]*memberDrive // by fleet and cluster
+	// closed are fleets being deleted, by UID: none of their drives
+	// starts again (stopFleet).
+	closed map[types.UID]bool
 	// opened keeps each cluster's session between reports, while its
 	// kubeconfig and the fleet's generation stay: a report per poll
 	// would otherwise build a session's clients every time.
@@ -59,7 +62,9 @@ type openedMember struct {
 
 // memberDrive is one drive of a member run in this process.
 type memberDrive struct {
-	done chan struct{}
+	run    string
+	cancel context.CancelFunc
+	done   chan struct{}
 	// err is why the drive ended without the run reaching an end (set
 	// before done closes); failed: a person must act (a refusal, a plan
 	// its cluster rejects), else the next report tries again.
@@ -78,7 +83,8 @@ func (d *memberDrive) live() bool {
 
 func newMemberDrives(clients *impersonatedClients, o runner.Options, log logr.Logger, wake func(types.NamespacedName)) *memberDrives {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &memberDrives{clients: clients, runner: o, log: log, wake: wake, base: ctx, stop: cancel, drives: map[string]*memberDrive{}, opened: map[string]openedMember{}}
+	return &memberDrives{clients: clients, runner: o, log: log, wake: wake, base: ctx, stop: cancel, drives: map[string]*memberDrive{}, opened: map[string]openedMember{},
+		closed: map[types.UID]bool{}}
 }
 
 // Start runs until the manager stops, then stops every drive (each run is
@@ -94,6 +100,7 @@ func (m *memberDrives) Start(ctx context.Context) error {
 // runs.
 type member struct {
 	key     types.NamespacedName
+	uid     types.UID
 	cluster v1alpha1.FleetCluster
 	sess    *runner.Session
 	plan    *v1alpha1.UpgradePlan
@@ -141,7 +148,7 @@ func (m *memberDrives) open(ctx context.Context, cv *v1alpha1.ClusterVersion, cl
 	m.mu.Lock()
 	o, ok := m.opened[cacheKey]
 	m.mu.Unlock()
-	if ok && o.kubeconfig == sum && o.generation == cv.Generation {
+	if ok && o.kubeconfig == sum && o.generation == cv.Generation && o.member.uid == cv.UID {
 		return o.member, nil
 	}
 	// Whoever may write the Secret chose its kubeconfig: no exec, no
@@ -158,29 +165,31 @@ func (m *memberDrives) open(ctx context.Context, cv *v1alpha1.ClusterVersion, cl
 	if err != nil {
 		return nil, fmt.Errorf("%w: cluster %s: %w", errKubeconfig, c.ID, err)
 	}
-	mb := &member{key: key, cluster: c, sess: sess, plan: memberPlan(cv, opts.Namespace, c.Version)}
+	mb := &member{key: key, uid: cv.UID, cluster: c, sess: sess, plan: memberPlan(cv, opts.Namespace, c.Version)}
 	m.mu.Lock()
 	m.opened[cacheKey] = openedMember{kubeconfig: sum, generation: cv.Generation, member: mb}
 	m.mu.Unlock()
 	return mb, nil
 }
 
-// start drives act on the member in a goroutine of its own, unless a drive
-// of the cluster is live.
-func (m *memberDrives) start(c *member, what string, act func(ctx context.Context) (*runner.Outcome, error)) {
+// start drives act on the member's run in a goroutine of its own, unless a
+// drive of the cluster is live or its fleet is being deleted.
+func (m *memberDrives) start(c *member, run, what string, act func(ctx context.Context) (*runner.Outcome, error)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if d := m.drives[c.id()]; d != nil && d.live() {
+	if d := m.drives[c.id()]; m.closed[c.uid] || d != nil && d.live() {
 		return
 	}
-	d := &memberDrive{done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(m.base)
+	d := &memberDrive{run: run, cancel: cancel, done: make(chan struct{})}
 	m.drives[c.id()] = d
 	log := m.log.WithValues("clusterversion", c.key.String(), "cluster", c.cluster.ID, "run", c.plan.Name)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
 		log.Info("member drive starts", "act", what)
-		out, err := act(m.base)
+		defer cancel()
+		out, err := act(ctx)
 		d.err, d.failed = driveEnd(out, err)
 		if d.err != nil {
 			log.Info("member drive stopped", "act", what, "error", redact.Text(d.err.Error()), "failed", d.failed)
@@ -188,7 +197,7 @@ func (m *memberDrives) start(c *member, what string, act func(ctx context.Contex
 			log.Info("member drive ended", "act", what)
 		}
 		close(d.done)
-		if m.base.Err() == nil {
+		if ctx.Err() == nil { // not stopped: the fleet looks again
 			m.wake(c.key)
 		}
 	}()
@@ -223,14 +232,14 @@ var errMemberPlan = errors.New("member plan")
 func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 	run, err := c.sess.Store().Get(ctx, c.plan.Name)
 	if err == nil && newCall && run.Status.Phase == v1alpha1.RunFailed {
-		m.start(c, "retry", func(ctx context.Context) (*runner.Outcome, error) { return c.sess.Retry(ctx, c.plan.Name) })
+		m.start(c, c.plan.Name, "retry", func(ctx context.Context) (*runner.Outcome, error) { return c.sess.Retry(ctx, c.plan.Name) })
 		return
 	}
 	if err == nil && run.Status.Phase == v1alpha1.RunSucceeded {
 		return
 	}
 	retry := err == nil && newCall && run.Status.Phase == v1alpha1.RunRolledBack
-	m.start(c, "apply", func(ctx context.Context) (*runner.Outcome, error) {
+	m.start(c, c.plan.Name, "apply", func(ctx context.Context) (*runner.Outcome, error) {
 		resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: c.plan.DeepCopy(), AllowHTTP: c.sess.AllowHTTPSources()}, c.sess.Objects())
 		if err != nil {
 			return nil, fmt.Errorf("%w: read its sources on cluster %s: %w; nothing was changed", errMemberPlan, c.cluster.ID, err)
@@ -248,7 +257,7 @@ func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 
 // rollback rolls the member run back (a fleet's revert).
 func (m *memberDrives) rollback(c *member, name string) {
-	m.start(c, "rollback", func(ctx context.Context) (*runner.Outcome, error) { return c.sess.Rollback(ctx, name) })
+	m.start(c, name, "rollback", func(ctx context.Context) (*runner.Outcome, error) { return c.sess.Rollback(ctx, name) })
 }
 
 // report says where a member operation is, from the member's run store
@@ -312,9 +321,10 @@ func (m *memberDrives) reportRollback(c *member, name string, run *v1alpha1.Upgr
 func (m *memberDrives) wait(ctx context.Context, cv *v1alpha1.ClusterVersion, clusterID string, op pluginsdk.Operation) pluginsdk.OperationReport {
 	m.mu.Lock()
 	d := m.drives[cv.Namespace+"/"+cv.Name+"/"+clusterID]
+	closed := m.closed[cv.UID] // its drive ended for good: poll, not spin
 	m.mu.Unlock()
 	var done <-chan struct{}
-	if d != nil {
+	if d != nil && !closed {
 		done = d.done
 	}
 	select {

@@ -113,6 +113,9 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if !cv.DeletionTimestamp.IsZero() {
+		return r.release(ctx, cv, fs)
+	}
 	if fs.failure() != nil {
 		if err := r.writer.saveNow(ctx, fs); err != nil {
 			return ctrl.Result{}, err
@@ -137,6 +140,9 @@ func (r *FleetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
 	p = withMembers(killAfterCall(p), r.members, cv)
+	if err := r.hold(ctx, cv); err != nil {
+		return ctrl.Result{}, err
+	}
 	in := fleet.Inputs{Generation: cv.Generation, Now: time.Now, Statuses: r.statusCache(req.NamespacedName), Watch: r.waits.of(req.NamespacedName),
 		StatusBudget: statusBudget(cv), Intend: r.intend(fs)}
 	for _, a := range PendingRequests(cv.Annotations, status.HandledActions) {
@@ -190,6 +196,7 @@ func (r *FleetReconciler) forget(key types.NamespacedName) {
 	r.statuses.Delete(key)
 	r.endpoints.forget(key)
 	r.waits.forget(key)
+	r.members.drop(key)
 	if v, ok := r.fleets.LoadAndDelete(key); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -65,6 +65,10 @@ func controllerNeeds(ns string) []check {
 	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "upgradeplans", subresource: "status"})...)
 	add(check{verb: "update", group: "upshift.dev", resource: "upgradeplans", subresource: "finalizers"})
 	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "platformupgrades"})...)
+	add(check{verb: "update", group: "upshift.dev", resource: "platformupgrades", subresource: "finalizers"})
+	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "clusterversions"})...)
+	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "clusterversions", subresource: "status"})...)
+	add(check{verb: "update", group: "upshift.dev", resource: "clusterversions", subresource: "finalizers"})
 	add(each([]string{"create", "patch"}, check{resource: "events", namespace: "team-a"})...)
 	add(each([]string{"create", "patch"}, check{group: "events.k8s.io", resource: "events", namespace: "team-a"})...)
 	add(check{verb: "impersonate", resource: "serviceaccounts", namespace: "team-a", name: "deployer"})
@@ -93,6 +97,8 @@ func controllerMustNot(ns string) []check {
 		{verb: "create", group: "upshift.dev", resource: "upgradeplans", namespace: "default"},
 		{verb: "update", group: "upshift.dev", resource: "upgradeplans", namespace: "default"},
 		{verb: "delete", group: "upshift.dev", resource: "upgradeplans", namespace: "default"},
+		{verb: "update", group: "upshift.dev", resource: "clusterversions", namespace: "default"},
+		{verb: "delete", group: "upshift.dev", resource: "clusterversions", namespace: "default"},
 		{verb: "list", group: "upshift.dev", resource: "upgraderuns", namespace: "default"},
 		{verb: "create", group: "upshift.dev", resource: "upgraderuns", namespace: "default"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: "default"},
