@@ -93,7 +93,11 @@ func released(stopped []string, st v1alpha1.ClusterVersionStatus) (string, strin
 	var ops []string
 	for _, e := range st.Clusters {
 		if op := e.Operation; op != nil && !isMemberAction(op.Action) {
-			ops = append(ops, fmt.Sprintf("cluster %s %s (operation %s)", e.ID, op.Action, op.ID))
+			ref := "operation " + op.ID
+			if op.ID == "" { // its answer was lost: only the request is known
+				ref = "request " + op.RequestID + ", its answer not recorded"
+			}
+			ops = append(ops, fmt.Sprintf("cluster %s %s (%s)", e.ID, op.Action, ref))
 		}
 	}
 	msg := "ClusterVersion deleted"
