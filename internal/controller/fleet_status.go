@@ -42,9 +42,14 @@ type fleetStatus struct {
 	// was decided last (saved, being written, or waiting: unsaved).
 	saved, decided v1alpha1.ClusterVersionStatus
 	unsaved        bool
-	writing        bool
-	failed         error
-	idle           *sync.Cond
+	// draining: the writer goroutine runs (it writes, then pauses);
+	// writing: a write is in flight, the writer's or one in line. One
+	// write at a time, each a patch from saved.
+	draining bool
+	writing  bool
+	failed   error
+	// idle is broadcast when a write or the writer ends.
+	idle *sync.Cond
 }
 
 func newFleetStatus(key types.NamespacedName, uid types.UID, saved v1alpha1.ClusterVersionStatus) *fleetStatus {
@@ -84,10 +89,10 @@ func (w *fleetStatusWriter) record(s *fleetStatus, st v1alpha1.ClusterVersionSta
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.decided, s.unsaved = st, true
-	if s.writing {
+	if s.draining {
 		return
 	}
-	s.writing = true
+	s.draining = true
 	go w.drain(s)
 }
 
@@ -96,14 +101,17 @@ func (w *fleetStatusWriter) record(s *fleetStatus, st v1alpha1.ClusterVersionSta
 func (w *fleetStatusWriter) drain(s *fleetStatus) {
 	for {
 		s.mu.Lock()
+		for s.writing { // a write in line (saveNow)
+			s.idle.Wait()
+		}
 		if !s.unsaved || s.failed != nil {
-			s.writing = false
+			s.draining = false
 			s.idle.Broadcast()
 			s.mu.Unlock()
 			return
 		}
 		next, base := s.decided, s.saved
-		s.unsaved = false
+		s.unsaved, s.writing = false, true
 		s.mu.Unlock()
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -113,11 +121,13 @@ func (w *fleetStatusWriter) drain(s *fleetStatus) {
 		cancel()
 
 		s.mu.Lock()
+		s.writing = false
 		if err != nil {
 			s.failed, s.unsaved = err, true // saved in line by the next reconcile
 		} else {
 			s.saved = stored
 		}
+		s.idle.Broadcast()
 		s.mu.Unlock()
 		if err != nil {
 			w.log.Error(err, "save a fleet's status", "clusterversion", s.key)
@@ -127,47 +137,47 @@ func (w *fleetStatusWriter) drain(s *fleetStatus) {
 		// As long again before the next write: back to back, the writes
 		// of a large fleet would keep the API server storing its status
 		// all the time, and the rollout's own calls would wait on it.
-		// Decisions made meanwhile go out together.
+		// Decisions made meanwhile go out together. A save in line
+		// (saveNow) does not wait for the pause.
 		time.Sleep(took)
 	}
 }
 
 // saveNow writes the latest status in the caller's goroutine, after any
 // write in flight: the reconcile's way to surface (and retry) a failed
-// save before it decides anything more.
+// save before it decides anything more, and to save intents before the
+// plugin is called.
 func (w *fleetStatusWriter) saveNow(ctx context.Context, s *fleetStatus) error {
 	s.mu.Lock()
 	for s.writing {
 		s.idle.Wait()
 	}
 	next, base, unsaved := s.decided, s.saved, s.unsaved
-	s.mu.Unlock()
 	if !unsaved {
-		s.mu.Lock()
 		s.failed = nil
 		s.mu.Unlock()
 		return nil
 	}
+	s.unsaved, s.writing = false, true
+	s.mu.Unlock()
 	stored, err := w.write(ctx, s.key, base, next)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.writing = false
+	s.idle.Broadcast()
 	if err != nil {
-		s.failed = err
+		s.failed, s.unsaved = err, true
 		return err
 	}
 	// Only the reconcile records, and it is here: nothing newer came.
-	s.failed, s.saved, s.unsaved = nil, stored, false
+	s.failed, s.saved = nil, stored
 	return nil
 }
 
 // saveInLine makes st the fleet's decided status and writes it in the
-// caller's goroutine, after any write in flight (no write starts
-// meanwhile: only the reconcile records, and it is here).
+// caller's goroutine, after any write in flight.
 func (w *fleetStatusWriter) saveInLine(ctx context.Context, s *fleetStatus, st v1alpha1.ClusterVersionStatus) error {
 	s.mu.Lock()
-	for s.writing {
-		s.idle.Wait()
-	}
 	s.decided, s.unsaved = st, true
 	s.mu.Unlock()
 	return w.saveNow(ctx, s)
@@ -178,7 +188,7 @@ func (w *fleetStatusWriter) flush(ctx context.Context, s *fleetStatus) {
 	done := make(chan struct{})
 	go func() {
 		s.mu.Lock()
-		for s.writing {
+		for s.writing || s.draining {
 			s.idle.Wait()
 		}
 		s.mu.Unlock()
