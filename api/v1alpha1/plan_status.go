@@ -33,10 +33,15 @@ type UpgradePlanStatus struct {
 	Step string `json:"step,omitempty"`
 	// Run names the run that records the plan's execution, kept in the
 	// controller's namespace (upshift-system by default) with the CLI's
-	// runs: `upshift status RUN` shows it. It is the plan's name: a
-	// cluster has one history of upgrades, keyed by plan name.
+	// runs: `upshift status RUN` shows it. It is `<namespace>.<name>`
+	// of the plan: a same-named plan in another namespace has its own.
 	// +optional
 	Run string `json:"run,omitempty"`
+	// RunUID is the run's UID: with ObservedGeneration, the plan's
+	// outcome, kept when the run is pruned (a finished plan is not
+	// applied again at the same generation).
+	// +optional
+	RunUID string `json:"runUID,omitempty"`
 	// HandledActions maps each action annotation (upshift.dev/approve,
 	// abort, rollback, retry) to the value the controller last acted on.
 	// +optional

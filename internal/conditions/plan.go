@@ -11,9 +11,9 @@ import (
 // conditions (see Set).
 func SetPlanStatus(st *v1alpha1.UpgradePlanStatus, generation int64, run *v1alpha1.UpgradeRun, now metav1.Time) {
 	st.ObservedGeneration = generation
-	st.Run, st.Version, st.Phase, st.Stage, st.Step = "", "", v1alpha1.RunPending, "", ""
+	st.Run, st.RunUID, st.Version, st.Phase, st.Stage, st.Step = "", "", "", v1alpha1.RunPending, "", ""
 	if run != nil {
-		st.Run, st.Version = run.Name, run.Spec.Plan.Version
+		st.Run, st.RunUID, st.Version = run.Name, string(run.UID), run.Spec.Plan.Version
 		st.Stage, st.Step = run.Status.Stage, run.Status.Step
 		if run.Status.Phase != "" {
 			st.Phase = run.Status.Phase

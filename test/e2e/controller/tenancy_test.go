@@ -133,10 +133,16 @@ func TestFinishedPlansAreAppliedOncePerGeneration(t *testing.T) {
 	const plans, user = 12, "ctl-prune"
 	ctl := e.startController(user, nil, "--keep-runs", "1")
 	names := make([]string, plans)
+	uids := map[string]string{} // each plan's run, as its status records it
 	for i := range names {
 		names[i] = "config-" + string(rune('a'+i))
 		e.createPlan(e.configPlan(names[i]))
-		e.waitCondition(names[i], v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, time.Minute)
+		p := e.waitCondition(names[i], v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, time.Minute)
+		// The newest run is kept (--keep-runs 1) until the next ends.
+		if run := e.run(e.ns + "." + names[i]); run == nil || p.Status.RunUID != string(run.UID) {
+			t.Fatalf("plan %s: status.runUID %q is not its run's UID (%v)", names[i], p.Status.RunUID, run)
+		}
+		uids[names[i]] = p.Status.RunUID
 	}
 	quiet := func(what string) {
 		time.Sleep(30 * time.Second) // twice: a minute of quiet
@@ -149,7 +155,7 @@ func TestFinishedPlansAreAppliedOncePerGeneration(t *testing.T) {
 	e.startController(user, nil, "--keep-runs", "1")
 	quiet("after a restart")
 	for _, n := range names {
-		if p := e.getPlan(n); p.Status.Phase != v1alpha1.RunSucceeded || p.Status.Run != e.ns+"."+n {
+		if p := e.getPlan(n); p.Status.Phase != v1alpha1.RunSucceeded || p.Status.Run != e.ns+"."+n || p.Status.RunUID != uids[n] {
 			t.Errorf("plan %s lost its outcome: %+v", n, p.Status)
 		}
 	}
