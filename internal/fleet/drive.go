@@ -252,8 +252,19 @@ func (r *reader) read(ctx context.Context, n Need) error {
 // allStatuses fills every cluster's status, from the cache where fresh.
 func (r *reader) allStatuses(ctx context.Context) error {
 	stale := r.in.Statuses.stale(r.ids, r.o, r.in.Now())
+	if err := r.statuses(ctx, stale); err != nil {
+		return err
+	}
+	r.o.AllStatuses = true
+	r.freshAll = r.freshAll || len(stale) == len(r.ids)
+	return nil
+}
+
+// statuses reads the clusters' statuses from the plugin, into the
+// observation and the cache.
+func (r *reader) statuses(ctx context.Context, ids []string) error {
 	g := r.group(ctx)
-	for _, id := range stale {
+	for _, id := range ids {
 		g.Go(func() error {
 			s, err := r.p.GetClusterStatus(ctx, id)
 			if err != nil {
@@ -266,12 +277,7 @@ func (r *reader) allStatuses(ctx context.Context) error {
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	r.o.AllStatuses = true
-	r.freshAll = r.freshAll || len(stale) == len(r.ids)
-	return nil
+	return g.Wait()
 }
 
 func (r *reader) group(ctx context.Context) *errgroup.Group {

@@ -47,21 +47,7 @@ func (r *reader) lookup(g *errgroup.Group, ctx context.Context, id string, op *v
 // statusesNow reads every cluster's status from the plugin, none from
 // the cache, and keeps them in the cache.
 func (r *reader) statusesNow(ctx context.Context) error {
-	g := r.group(ctx)
-	for _, id := range r.ids {
-		g.Go(func() error {
-			s, err := r.p.GetClusterStatus(ctx, id)
-			if err != nil {
-				return r.answer(id, "GetClusterStatus", err)
-			}
-			r.mu.Lock()
-			r.o.Statuses[id] = s
-			r.mu.Unlock()
-			r.in.Statuses.put(id, s, r.in.Now())
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := r.statuses(ctx, r.ids); err != nil {
 		return err
 	}
 	r.o.AllStatuses, r.freshAll = true, true
