@@ -7,7 +7,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
-// Exit codes of the run commands (the README documents them).
+// Exit codes of the run commands (docs/plans.md, Commands, documents them).
 const (
 	ExitRolledBack = 2 // failed and rolled back, restore verified
 	ExitOperator   = 3 // failed and not rolled back, or the rollback failed

@@ -18,7 +18,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/redact"
 )
 
-// Exit codes shared by every command (see README).
+// Exit codes shared by every command (see docs/plans.md, Commands).
 const (
 	ExitOK      = 0 // target reached
 	ExitInvalid = 1 // invalid input, usage or refusal; nothing changed
