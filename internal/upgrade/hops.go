@@ -103,7 +103,8 @@ func (h *Hops) notice(msg string) {
 // one of Solve's; the hops driven before it are in the result.
 func (h *Hops) Run(ctx context.Context) (*Result, error) {
 	res := &Result{}
-	if stop, err := h.resumeUnfinished(ctx, res); stop || err != nil {
+	others, stop, err := h.resumeUnfinished(ctx, res)
+	if stop || err != nil {
 		return res, err
 	}
 	s, err := Solve(ctx, h.Catalog, h.Clients, h.Request)
@@ -116,7 +117,7 @@ func (h *Hops) Run(ctx context.Context) (*Result, error) {
 	}
 	for i := range s.Path {
 		h.notice(fmt.Sprintf("hop %d/%d: %s", i+1, len(s.Path), s.HopName(i)))
-		out, err := h.hop(ctx, s, i, res)
+		out, err := h.hop(ctx, s, i, res, others)
 		if err != nil {
 			return res, err
 		}
@@ -166,28 +167,36 @@ func succeeded(out *runner.Outcome) bool {
 //
 // Only a run this driver started is resumed (Resumable): never another
 // tenant's, and never one an operator aborted. Any other unfinished run
-// makes the next hop's apply refuse, naming it.
-func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (bool, error) {
+// makes the next hop's apply refuse, naming it; others are those, by name.
+func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (others map[string]*v1alpha1.UpgradeRun, stop bool, err error) {
 	runs, err := h.Session.Store().List(ctx)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].CreationTimestamp.Before(&runs[j].CreationTimestamp) })
-	for _, r := range runs {
+	others = map[string]*v1alpha1.UpgradeRun{}
+	for i := range runs {
+		r := runs[i]
+		if !Resumable(&r, h.Session.Owner()) {
+			if !r.Status.Phase.Finished() {
+				others[r.Name] = &runs[i]
+			}
+			continue
+		}
 		v, err := semver.NewVersion(r.Spec.Plan.Version)
-		if err != nil || !Resumable(&r, h.Session.Owner()) {
+		if err != nil {
 			continue
 		}
 		if _, ok := h.Catalog.Release(v); !ok {
 			continue // not this platform's: the next hop's apply refuses, naming it
 		}
 		if r.Status.Phase == v1alpha1.RunAborted && !h.Retry {
-			return true, &AbortedError{Run: r.Name, Version: v}
+			return others, true, &AbortedError{Run: r.Name, Version: v}
 		}
 		h.notice(fmt.Sprintf("run %s to %s is unfinished (%s): resuming it first", r.Name, v, r.Status.Phase))
 		out, err := h.Session.Resume(ctx, r.Name)
 		if err != nil {
-			return true, h.refused(out, err, r.Name)
+			return others, true, h.refused(out, err, r.Name)
 		}
 		hop := Hop{To: v.String(), Resumed: true, Run: out.Run}
 		res.Hops = append(res.Hops, hop)
@@ -196,16 +205,17 @@ func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (bool, error) 
 		}
 		if !succeeded(out) {
 			res.Stopped = out
-			return true, nil
+			return others, true, nil
 		}
-		return false, h.verify(ctx, v, r.Name)
+		return others, false, h.verify(ctx, v, r.Name)
 	}
-	return false, nil
+	return others, false, nil
 }
 
 // hop runs hop i: its plan from the catalog, checked against the cluster
-// as the hops before it left it.
-func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result) (*runner.Outcome, error) {
+// as the hops before it left it. others are the unfinished runs not this
+// driver's (resumeUnfinished).
+func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result, others map[string]*v1alpha1.UpgradeRun) (*runner.Outcome, error) {
 	l, err := s.Plan(ctx, i)
 	if err != nil {
 		return nil, err
@@ -214,6 +224,17 @@ func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result) (*runne
 	p, err := h.Resolve(ctx, name, l)
 	if err != nil {
 		return nil, err
+	}
+	// The runner's apply resumes a run of the hop's name that an owner of
+	// the same kind, namespace and name started (a plan re-created keeps
+	// its run), aborted or not: an earlier upgrade's under the same name
+	// (a re-created PlatformUpgrade, a wizard started over) is refused
+	// here, not resumed.
+	if r := others[p.RunName()]; r != nil {
+		reason := fmt.Sprintf("run %s is unfinished (%s) and was started by %s, not by this upgrade (%s): only the upgrade that started it resumes it; roll it back or retry it first",
+			r.Name, r.Status.Phase, ownerText(r.Spec.Owner), ownerText(h.Session.Owner()))
+		out := &runner.Outcome{Decision: engine.Decision{Verdict: engine.Refuse, Reason: reason, Run: r.Name}}
+		return nil, h.refused(out, fmt.Errorf("%w: %s", runner.ErrRefused, reason), r.Name)
 	}
 	p.From = VersionString(s.HopFrom(i)) // the report's "from", as the catalog found it
 	if errs := h.Session.Preflight(ctx, p); len(errs) > 0 {
@@ -237,6 +258,15 @@ func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result) (*runne
 		h.HopDone(hop)
 	}
 	return out, nil
+}
+
+// ownerText names a run's owner, with its UID: two upgrades of the same
+// name are told apart by it.
+func ownerText(o *v1alpha1.RunOwner) string {
+	if o == nil || o.UID == "" {
+		return o.String()
+	}
+	return fmt.Sprintf("%s (uid %s)", o, o.UID)
 }
 
 func (h *Hops) refused(out *runner.Outcome, err error, run string) error {
