@@ -103,7 +103,7 @@ type RunOwner struct {
 // String is the form messages use: "UpgradePlan team-a/web".
 func (o *RunOwner) String() string {
 	if o == nil {
-		return "the CLI or the wizard"
+		return "the CLI (no owner recorded)"
 	}
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
