@@ -51,8 +51,16 @@ var tools = []tool{
 	{name: "kubectl", recipe: "kubernetes", pkg: "k8s.io/kubernetes/cmd/kubectl", ldflags: k8sVersionFlags, check: []string{"version", "--client"}, want: KubernetesVersion},
 	{name: "etcd", recipe: "etcd", pkg: "go.etcd.io/etcd/server/v3", check: []string{"--version"}, want: EtcdVersion[1:]},
 	{name: "kwok", recipe: "kwok", pkg: "sigs.k8s.io/kwok/cmd/kwok", check: []string{"--version"}, want: KwokVersion[1:]},
-	{name: "helm", recipe: "helm", pkg: "helm.sh/helm/v3/cmd/helm", ldflags: "-X helm.sh/helm/v3/internal/version.version=" + HelmVersion, check: []string{"version", "--short"}, want: HelmVersion},
+	{name: "helm", recipe: "helm", pkg: "helm.sh/helm/v3/cmd/helm", ldflags: helmFlags, check: []string{"version", "--short"}, want: HelmVersion},
 }
+
+// helmFlags stamp Helm as its release build does (its Makefile): its
+// version, and the Kubernetes version `helm template` and `helm lint`
+// assume without a cluster (the release's client-go minor; unset, Helm
+// assumes v1.20 and refuses charts that need newer).
+const helmFlags = "-X helm.sh/helm/v3/internal/version.version=" + HelmVersion +
+	" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=34" +
+	" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=34"
 
 // ToolNames returns the names of every binary the local control plane needs.
 func ToolNames() []string {
@@ -64,7 +72,8 @@ func ToolNames() []string {
 }
 
 // VersionsKey names the binary directory: the pinned versions plus a short
-// digest of the recipes, so editing a recipe never reuses stale binaries.
+// digest of the recipes and the build flags, so editing either never
+// reuses stale binaries.
 func VersionsKey() string {
 	h := sha256.New()
 	var paths []string
@@ -79,6 +88,10 @@ func VersionsKey() string {
 		b, _ := recipes.ReadFile(p)
 		h.Write([]byte(p))
 		h.Write(b)
+	}
+	// And how each is built: a new flag is a new binary.
+	for _, t := range tools {
+		h.Write([]byte(t.name + " " + t.pkg + " " + t.ldflags + "\n"))
 	}
 	return "k8s-" + KubernetesVersion + "-" + hex.EncodeToString(h.Sum(nil))[:10]
 }
