@@ -153,7 +153,7 @@ type AbortedError struct {
 }
 
 func (e *AbortedError) Error() string {
-	return fmt.Sprintf("the hop to %s was aborted by an operator (run %s): retry the upgrade to resume it (annotate upshift.dev/retry; upshift upgrade --retry), or roll the run back (upshift rollback %s)", e.Version, e.Run, e.Run)
+	return fmt.Sprintf("the hop to %s was aborted by an operator (run %s): retry the upgrade to resume it (a PlatformUpgrade: annotate upshift.dev/retry; the CLI: upshift upgrade --retry; the wizard: retry the upgrade, or POST /api/runs/%s/retry), or roll the run back (upshift rollback %s)", e.Version, e.Run, e.Run, e.Run)
 }
 
 func succeeded(out *runner.Outcome) bool {
