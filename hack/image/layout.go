@@ -62,11 +62,7 @@ func writeLayout(w io.Writer, img v1.Image, name, tag string) (v1.Hash, error) {
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	mt, err := img.MediaType()
-	if err != nil {
-		return v1.Hash{}, err
-	}
-	cf, err := img.ConfigFile()
+	indexJSON, err := imageIndex(img, manifest, digest, name, tag)
 	if err != nil {
 		return v1.Hash{}, err
 	}
@@ -77,6 +73,43 @@ func writeLayout(w io.Writer, img v1.Image, name, tag string) (v1.Hash, error) {
 	configDigest, err := img.ConfigName()
 	if err != nil {
 		return v1.Hash{}, err
+	}
+
+	tw := tar.NewWriter(w)
+	if err := putFile(tw, "oci-layout", int64(len(`{"imageLayoutVersion":"1.0.0"}`)), bytes.NewReader([]byte(`{"imageLayoutVersion":"1.0.0"}`))); err != nil {
+		return v1.Hash{}, err
+	}
+	if err := putFile(tw, "index.json", int64(len(indexJSON)), bytes.NewReader(indexJSON)); err != nil {
+		return v1.Hash{}, err
+	}
+	if err := putDir(tw, "blobs/"); err != nil {
+		return v1.Hash{}, err
+	}
+	if err := putDir(tw, "blobs/sha256/"); err != nil {
+		return v1.Hash{}, err
+	}
+	if err := putFile(tw, blobPath(digest), int64(len(manifest)), bytes.NewReader(manifest)); err != nil {
+		return v1.Hash{}, err
+	}
+	if err := putFile(tw, blobPath(configDigest), int64(len(config)), bytes.NewReader(config)); err != nil {
+		return v1.Hash{}, err
+	}
+	if err := putLayers(tw, img); err != nil {
+		return v1.Hash{}, err
+	}
+	return digest, tw.Close()
+}
+
+// imageIndex is the layout's index.json: the one manifest of img, with
+// its platform and both names.
+func imageIndex(img v1.Image, manifest []byte, digest v1.Hash, name, tag string) ([]byte, error) {
+	mt, err := img.MediaType()
+	if err != nil {
+		return nil, err
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
 	}
 	index := v1.IndexManifest{
 		SchemaVersion: 2,
@@ -92,68 +125,57 @@ func writeLayout(w io.Writer, img v1.Image, name, tag string) (v1.Hash, error) {
 			},
 		}},
 	}
-	indexJSON, err := json.Marshal(index)
-	if err != nil {
-		return v1.Hash{}, err
-	}
+	return json.Marshal(index)
+}
 
-	tw := tar.NewWriter(w)
-	epoch := time.Unix(0, 0).UTC()
-	dir := func(name string) error {
-		return tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX})
-	}
-	put := func(name string, size int64, r io.Reader) error {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: size, ModTime: epoch, Format: tar.FormatPAX}); err != nil {
-			return err
-		}
-		n, err := io.Copy(tw, r)
-		if err == nil && n != size {
-			err = fmt.Errorf("%s: wrote %d bytes, want %d", name, n, size)
-		}
-		return err
-	}
-	blob := func(h v1.Hash) string { return "blobs/" + h.Algorithm + "/" + h.Hex }
-
-	if err := put("oci-layout", int64(len(`{"imageLayoutVersion":"1.0.0"}`)), bytes.NewReader([]byte(`{"imageLayoutVersion":"1.0.0"}`))); err != nil {
-		return v1.Hash{}, err
-	}
-	if err := put("index.json", int64(len(indexJSON)), bytes.NewReader(indexJSON)); err != nil {
-		return v1.Hash{}, err
-	}
-	if err := dir("blobs/"); err != nil {
-		return v1.Hash{}, err
-	}
-	if err := dir("blobs/sha256/"); err != nil {
-		return v1.Hash{}, err
-	}
-	if err := put(blob(digest), int64(len(manifest)), bytes.NewReader(manifest)); err != nil {
-		return v1.Hash{}, err
-	}
-	if err := put(blob(configDigest), int64(len(config)), bytes.NewReader(config)); err != nil {
-		return v1.Hash{}, err
-	}
+// putLayers writes img's compressed layers as blobs.
+func putLayers(tw *tar.Writer, img v1.Image) error {
 	layers, err := img.Layers()
 	if err != nil {
-		return v1.Hash{}, err
+		return err
 	}
 	for _, l := range layers {
 		d, err := l.Digest()
 		if err != nil {
-			return v1.Hash{}, err
+			return err
 		}
 		size, err := l.Size()
 		if err != nil {
-			return v1.Hash{}, err
+			return err
 		}
 		rc, err := l.Compressed()
 		if err != nil {
-			return v1.Hash{}, err
+			return err
 		}
-		err = put(blob(d), size, rc)
+		err = putFile(tw, blobPath(d), size, rc)
 		rc.Close()
 		if err != nil {
-			return v1.Hash{}, err
+			return err
 		}
 	}
-	return digest, tw.Close()
+	return nil
 }
+
+// layoutTime is the time of every entry of the layout tar: fixed, so the
+// same image makes the same file.
+var layoutTime = time.Unix(0, 0).UTC()
+
+// putDir writes a directory entry.
+func putDir(tw *tar.Writer, name string) error {
+	return tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755, ModTime: layoutTime, Format: tar.FormatPAX})
+}
+
+// putFile writes a file entry of size bytes read from r.
+func putFile(tw *tar.Writer, name string, size int64, r io.Reader) error {
+	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: size, ModTime: layoutTime, Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	n, err := io.Copy(tw, r)
+	if err == nil && n != size {
+		err = fmt.Errorf("%s: wrote %d bytes, want %d", name, n, size)
+	}
+	return err
+}
+
+// blobPath is where the layout keeps the blob of digest h.
+func blobPath(h v1.Hash) string { return "blobs/" + h.Algorithm + "/" + h.Hex }

@@ -75,35 +75,8 @@ approval on the way) or to the broken 2.0.0 (a failure, rolled back).`,
 			if ui {
 				return demoUI(cmd, kubeconfig, dir, listen)
 			}
-			for _, s := range demoSteps {
-				plan := filepath.Join(dir, s.version, "plan.yaml")
-				fmt.Fprintf(out, "\n# %s\n", s.why)
-				if s.approval {
-					// Stop at the approval, approve as an operator would,
-					// and go on: the flow a person sees.
-					fmt.Fprintf(out, "$ upshift apply -f examples/demo/%s/plan.yaml --no-wait\n", s.version)
-					if code := runSubcommand(cmd, "apply", "-f", plan, "--no-wait", "--kubeconfig", kubeconfig); code != ExitWaiting {
-						return fmt.Errorf("demo: upgrading to %s exited %d, expected %d (waiting for approval)", s.version, code, ExitWaiting)
-					}
-					fmt.Fprintf(out, "exit code %d: waiting for approval\n\n$ upshift approve demo-%s\n", ExitWaiting, s.version)
-					if code := runSubcommand(cmd, "approve", "demo-"+s.version, "--kubeconfig", kubeconfig); code != ExitOK {
-						return fmt.Errorf("demo: approve demo-%s exited %d", s.version, code)
-					}
-				}
-				fmt.Fprintf(out, "$ upshift apply -f examples/demo/%s/plan.yaml\n", s.version)
-				code := runSubcommand(cmd, "apply", "-f", plan, "--kubeconfig", kubeconfig)
-				if code != s.want {
-					return fmt.Errorf("demo: upgrading to %s exited %d, expected %d", s.version, code, s.want)
-				}
-				fmt.Fprintf(out, "exit code %d, as expected\n", code)
-			}
-			fmt.Fprintf(out, "\n$ upshift history\n")
-			if code := runSubcommand(cmd, "history", "--kubeconfig", kubeconfig); code != ExitOK {
-				return fmt.Errorf("demo: upshift history exited %d", code)
-			}
-			fmt.Fprintf(out, "\n$ upshift status demo-2.0.0\n")
-			if code := runSubcommand(cmd, "status", "demo-2.0.0", "--kubeconfig", kubeconfig); code != ExitOK {
-				return fmt.Errorf("demo: upshift status exited %d", code)
+			if err := demoCLI(cmd, kubeconfig, dir); err != nil {
+				return err
 			}
 			if err := demoController(cmd, kubeconfig, dir); err != nil {
 				return err
@@ -118,6 +91,44 @@ approval on the way) or to the broken 2.0.0 (a failure, rolled back).`,
 	cmd.Flags().StringVar(&listen, "listen", listen, "with --ui: where to serve (host:port)")
 	addBinFlags(cmd, &o.BinDir, &o.NoBuild)
 	return cmd
+}
+
+// demoCLI upgrades the demo platform with the CLI, as a person would at
+// a terminal (each command printed before it runs), checks each exit
+// code, then shows the history and the failed run's status.
+func demoCLI(cmd *cobra.Command, kubeconfig, dir string) error {
+	out := cmd.OutOrStdout()
+	for _, s := range demoSteps {
+		plan := filepath.Join(dir, s.version, "plan.yaml")
+		fmt.Fprintf(out, "\n# %s\n", s.why)
+		if s.approval {
+			// Stop at the approval, approve as an operator would,
+			// and go on: the flow a person sees.
+			fmt.Fprintf(out, "$ upshift apply -f examples/demo/%s/plan.yaml --no-wait\n", s.version)
+			if code := runSubcommand(cmd, "apply", "-f", plan, "--no-wait", "--kubeconfig", kubeconfig); code != ExitWaiting {
+				return fmt.Errorf("demo: upgrading to %s exited %d, expected %d (waiting for approval)", s.version, code, ExitWaiting)
+			}
+			fmt.Fprintf(out, "exit code %d: waiting for approval\n\n$ upshift approve demo-%s\n", ExitWaiting, s.version)
+			if code := runSubcommand(cmd, "approve", "demo-"+s.version, "--kubeconfig", kubeconfig); code != ExitOK {
+				return fmt.Errorf("demo: approve demo-%s exited %d", s.version, code)
+			}
+		}
+		fmt.Fprintf(out, "$ upshift apply -f examples/demo/%s/plan.yaml\n", s.version)
+		code := runSubcommand(cmd, "apply", "-f", plan, "--kubeconfig", kubeconfig)
+		if code != s.want {
+			return fmt.Errorf("demo: upgrading to %s exited %d, expected %d", s.version, code, s.want)
+		}
+		fmt.Fprintf(out, "exit code %d, as expected\n", code)
+	}
+	fmt.Fprintf(out, "\n$ upshift history\n")
+	if code := runSubcommand(cmd, "history", "--kubeconfig", kubeconfig); code != ExitOK {
+		return fmt.Errorf("demo: upshift history exited %d", code)
+	}
+	fmt.Fprintf(out, "\n$ upshift status demo-2.0.0\n")
+	if code := runSubcommand(cmd, "status", "demo-2.0.0", "--kubeconfig", kubeconfig); code != ExitOK {
+		return fmt.Errorf("demo: upshift status exited %d", code)
+	}
+	return nil
 }
 
 // runSubcommand runs another upshift command in this process, printing to

@@ -99,33 +99,12 @@ func demoController(cmd *cobra.Command, kubeconfig, dir string) error {
 	logPath := ctl.log
 	fmt.Fprintf(out, "$ upshift controller --watch-namespaces %s   (in the background; log: %s)\n", demoPlansNamespace, logPath)
 
-	// The CLI's 2.0.0 run left its migration Jobs (kept for their logs). A
-	// run never takes another run's Job as its own migration, so the
-	// operator deletes them first, as the job step asks.
-	jobs := []string{"demo-migrate-2-0-0", "demo-migrate-2-0-0-down"}
-	fmt.Fprintf(out, "$ kubectl delete job -n demo-system %s   (the CLI run's migration Jobs: a run runs its own)\n", strings.Join(jobs, " "))
-	background := metav1.DeletePropagationBackground
-	for _, j := range jobs {
-		if err := cs.BatchV1().Jobs("demo-system").Delete(ctx, j, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-
-	p := b.Plan
-	p.Name, p.Namespace = demoControllerPlan, demoPlansNamespace
-	p.Spec.ServiceAccountName = demoServiceAccount
-	p.APIVersion, p.Kind = v1alpha1.APIVersion, v1alpha1.PlanKind
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
-	if err != nil {
+	if err := deleteCLIRunJobs(ctx, out, cs); err != nil {
 		return err
 	}
 	plans := dyn.Resource(plansResource).Namespace(demoPlansNamespace)
-	if err := deleteEarlierPlan(ctx, plans); err != nil {
+	if err := applyDemoPlan(ctx, out, plans, b.Plan); err != nil {
 		return err
-	}
-	fmt.Fprintf(out, "$ kubectl apply -n %s -f %s.yaml   (serviceAccountName: %s)\n", demoPlansNamespace, demoControllerPlan, demoServiceAccount)
-	if _, err := plans.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create UpgradePlan %s: %w", demoControllerPlan, err)
 	}
 	fmt.Fprintf(out, "$ kubectl get upgradeplans -n %s -w\n", demoPlansNamespace)
 	final, err := followPlan(ctx, out, plans)
@@ -137,6 +116,42 @@ func demoController(cmd *cobra.Command, kubeconfig, dir string) error {
 	}
 	fmt.Fprintf(out, "\n$ kubectl get events -n %s --field-selector type=Warning\n", demoPlansNamespace)
 	return printWarnings(ctx, out, cs)
+}
+
+// deleteCLIRunJobs deletes the migration Jobs the CLI's 2.0.0 run left
+// (kept for their logs). A run never takes another run's Job as its own
+// migration, so the operator deletes them first, as the job step asks.
+func deleteCLIRunJobs(ctx context.Context, out io.Writer, cs kubernetes.Interface) error {
+	jobs := []string{"demo-migrate-2-0-0", "demo-migrate-2-0-0-down"}
+	fmt.Fprintf(out, "$ kubectl delete job -n demo-system %s   (the CLI run's migration Jobs: a run runs its own)\n", strings.Join(jobs, " "))
+	background := metav1.DeletePropagationBackground
+	for _, j := range jobs {
+		if err := cs.BatchV1().Jobs("demo-system").Delete(ctx, j, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyDemoPlan creates the bundled plan as the UpgradePlan the
+// controller runs as the demo's ServiceAccount, in place of an earlier
+// demo's.
+func applyDemoPlan(ctx context.Context, out io.Writer, plans dynamic.ResourceInterface, p *v1alpha1.UpgradePlan) error {
+	p.Name, p.Namespace = demoControllerPlan, demoPlansNamespace
+	p.Spec.ServiceAccountName = demoServiceAccount
+	p.APIVersion, p.Kind = v1alpha1.APIVersion, v1alpha1.PlanKind
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+	if err != nil {
+		return err
+	}
+	if err := deleteEarlierPlan(ctx, plans); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "$ kubectl apply -n %s -f %s.yaml   (serviceAccountName: %s)\n", demoPlansNamespace, demoControllerPlan, demoServiceAccount)
+	if _, err := plans.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create UpgradePlan %s: %w", demoControllerPlan, err)
+	}
+	return nil
 }
 
 // printWarnings lists the plan's Warning events once its RolledBack event

@@ -62,49 +62,55 @@ brings carry a note instead of a diff.
 			if file == "" {
 				return errors.New("-f FILE is required: the UpgradePlan to check (or --to VERSION --catalog CATALOG)")
 			}
-			p, err := loadAndResolve(cmd, file, kf)
-			if err != nil {
-				return err
-			}
-			notices := cmd.OutOrStdout()
-			if output != "" {
-				notices = cmd.ErrOrStderr() // stdout carries the data
-			}
-			for _, n := range controllerOnly(p.Plan.Spec, "plan") {
-				fmt.Fprintln(notices, n)
-			}
-			cfg, err := kf.restConfig()
-			if errors.Is(err, errNoCluster) {
-				printPlan(cmd.OutOrStdout(), p.Plan, nil)
-				fmt.Fprintln(cmd.OutOrStdout(), "no cluster configured (--kubeconfig or KUBECONFIG): checked the file only")
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			sess, err := runner.Open(cfg, kf.sessionOptions())
-			if err != nil {
-				return err
-			}
-			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
-				return preflightProblems(file, errs)
-			}
-			pv, err := sess.Preview(cmd.Context(), p)
-			if err != nil {
-				return err
-			}
-			if output != "" {
-				return printObject(cmd.OutOrStdout(), pv, output)
-			}
-			printPlan(cmd.OutOrStdout(), p.Plan, pv)
-			fmt.Fprintln(cmd.OutOrStdout(), "preflight passed: nothing was changed")
-			return nil
+			return planFile(cmd, kf, file, output)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "UpgradePlan file")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "print the preview as json or yaml")
 	cf.add(cmd)
 	return cmd
+}
+
+// planFile checks a plan file, against the cluster when one is
+// configured, and prints its preview.
+func planFile(cmd *cobra.Command, kf *kubeFlags, file, output string) error {
+	p, err := loadAndResolve(cmd, file, kf)
+	if err != nil {
+		return err
+	}
+	notices := cmd.OutOrStdout()
+	if output != "" {
+		notices = cmd.ErrOrStderr() // stdout carries the data
+	}
+	for _, n := range controllerOnly(p.Plan.Spec, "plan") {
+		fmt.Fprintln(notices, n)
+	}
+	cfg, err := kf.restConfig()
+	if errors.Is(err, errNoCluster) {
+		printPlan(cmd.OutOrStdout(), p.Plan, nil)
+		fmt.Fprintln(cmd.OutOrStdout(), "no cluster configured (--kubeconfig or KUBECONFIG): checked the file only")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sess, err := runner.Open(cfg, kf.sessionOptions())
+	if err != nil {
+		return err
+	}
+	if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
+		return preflightProblems(file, errs)
+	}
+	pv, err := sess.Preview(cmd.Context(), p)
+	if err != nil {
+		return err
+	}
+	if output != "" {
+		return printObject(cmd.OutOrStdout(), pv, output)
+	}
+	printPlan(cmd.OutOrStdout(), p.Plan, pv)
+	fmt.Fprintln(cmd.OutOrStdout(), "preflight passed: nothing was changed")
+	return nil
 }
 
 // printPlan prints the plan's stages, steps and gates and, with a

@@ -50,49 +50,7 @@ not say the version a hop reached; 4 stopped (waiting, interrupted,
 aborted; run it again to go on).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := cf.validate(); err != nil {
-				return err
-			}
-			if err := rf.validate(); err != nil {
-				return err
-			}
-			cfg, err := kf.restConfig()
-			if err != nil {
-				return err
-			}
-			cs, err := clients.New(cfg)
-			if err != nil {
-				return err
-			}
-			cat, err := cf.openCatalog(cmd.Context(), kf, cs)
-			if err != nil {
-				return err
-			}
-			sess, view, err := rf.open(cmd, kf)
-			if err != nil {
-				return err
-			}
-			defer view.stop()
-			hops := &upgrade.Hops{
-				Session: sess, Clients: cs, Catalog: cat, Request: cf.request(), Retry: retry,
-				Resolve: func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
-					return resolveLoaded(cmd, name, l, kf)
-				},
-				Notice: func(msg string) { view.notice(redact.Text(msg)) },
-				Solved: func(s *upgrade.Solution) {
-					for _, l := range s.Describe() {
-						view.notice(redact.Text(l))
-					}
-				},
-			}
-			res, err := hops.Run(cmd.Context())
-			view.stop()
-			out := &upgradeOutput{cmd: cmd, output: rf.output, reportFile: reportFile, target: cf.to}
-			if err != nil {
-				_ = out.report(res, nil)
-				return cf.explain(cat, err)
-			}
-			return out.finish(res, cf.againCommand())
+			return runUpgrade(cmd, kf, &cf, &rf, retry, reportFile)
 		},
 	}
 	cf.add(cmd)
@@ -100,6 +58,53 @@ aborted; run it again to go on).`,
 	cmd.Flags().BoolVar(&retry, "retry", false, "start a rolled-back hop again from its first stage, with fresh backups, or resume an aborted one")
 	cmd.Flags().StringVar(&reportFile, "report", "", "write the report of the hops run (upshift report's Markdown; JSON when FILE ends in .json) to FILE")
 	return cmd
+}
+
+// runUpgrade drives the hops to --to and reports where they stopped.
+func runUpgrade(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, rf *runFlags, retry bool, reportFile string) error {
+	if err := cf.validate(); err != nil {
+		return err
+	}
+	if err := rf.validate(); err != nil {
+		return err
+	}
+	cfg, err := kf.restConfig()
+	if err != nil {
+		return err
+	}
+	cs, err := clients.New(cfg)
+	if err != nil {
+		return err
+	}
+	cat, err := cf.openCatalog(cmd.Context(), kf, cs)
+	if err != nil {
+		return err
+	}
+	sess, view, err := rf.open(cmd, kf)
+	if err != nil {
+		return err
+	}
+	defer view.stop()
+	hops := &upgrade.Hops{
+		Session: sess, Clients: cs, Catalog: cat, Request: cf.request(), Retry: retry,
+		Resolve: func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+			return resolveLoaded(cmd, name, l, kf)
+		},
+		Notice: func(msg string) { view.notice(redact.Text(msg)) },
+		Solved: func(s *upgrade.Solution) {
+			for _, l := range s.Describe() {
+				view.notice(redact.Text(l))
+			}
+		},
+	}
+	res, err := hops.Run(cmd.Context())
+	view.stop()
+	out := &upgradeOutput{cmd: cmd, output: rf.output, reportFile: reportFile, target: cf.to}
+	if err != nil {
+		_ = out.report(res, nil)
+		return cf.explain(cat, err)
+	}
+	return out.finish(res, cf.againCommand())
 }
 
 // upgradeOutput prints where `upgrade` left the hops it drove.

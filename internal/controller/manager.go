@@ -100,6 +100,37 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	}
 	ctrl.SetLogger(log)
 	metrics.Register(ctrlmetrics.Registry)
+	mgr, err := ctrl.NewManager(cfg, managerOptions(o, scheme, log))
+	if err != nil {
+		return fmt.Errorf("start the controller manager: %w", err)
+	}
+	o.Runner.Namespace = o.Namespace
+	me, err := whoAmI(ctx, cfg)
+	if err != nil {
+		log.Error(err, "resources in the controller's namespace are refused; one naming its ServiceAccount from elsewhere cannot be told")
+	}
+	o.self = self{namespace: o.Namespace, user: me}
+	if err := addPlanController(mgr, cfg, o, log); err != nil {
+		return err
+	}
+	if err := addPlatformController(mgr, cfg, o, log); err != nil {
+		return err
+	}
+	if err := addFleetController(mgr, cfg, o, log); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// managerOptions are the controller manager's options: its metrics and
+// probes, leader election, and what its cache watches.
+func managerOptions(o Options, scheme *runtime.Scheme, log logr.Logger) ctrl.Options {
 	mo := ctrl.Options{
 		Scheme: scheme,
 		Logger: log,
@@ -146,16 +177,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if o.RetryPeriod > 0 {
 		mo.RetryPeriod = &o.RetryPeriod
 	}
-	mgr, err := ctrl.NewManager(cfg, mo)
-	if err != nil {
-		return fmt.Errorf("start the controller manager: %w", err)
-	}
-	o.Runner.Namespace = o.Namespace
-	me, err := whoAmI(ctx, cfg)
-	if err != nil {
-		log.Error(err, "resources in the controller's namespace are refused; one naming its ServiceAccount from elsewhere cannot be told")
-	}
-	o.self = self{namespace: o.Namespace, user: me}
+	return mo
+}
+
+// addPlanController reconciles UpgradePlans, and their runs the CLI moves.
+func addPlanController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Logger) error {
 	r, err := NewReconciler(mgr.GetClient(), cfg, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("drive"), o.Runner)
 	if err != nil {
 		return err
@@ -174,19 +200,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err != nil {
 		return fmt.Errorf("set up the UpgradePlan controller: %w", err)
 	}
-	if err := addPlatformController(mgr, cfg, o, log); err != nil {
-		return err
-	}
-	if err := addFleetController(mgr, cfg, o, log); err != nil {
-		return err
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
+	return nil
 }
 
 // Reconciles follow what people change (the spec, the action

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -21,6 +23,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 	"github.com/upshift-dev/upshift/internal/versions"
 )
@@ -102,59 +105,19 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		block(v1alpha1.ReasonUnavailable, err.Error())
 		return
 	}
-	ref := catalog.Ref{URL: pu.Spec.Catalog.URL}
-	if cm := pu.Spec.Catalog.ConfigMap; cm != nil {
-		ref = catalog.Ref{ConfigMap: cm.Name, Namespace: pu.Namespace}
-	}
-	cat, err := catalog.Open(ctx, ref, catalog.Options{Objects: objs})
-	if err != nil {
-		var invalid *catalog.InvalidError
-		var decode *plan.DecodeError
-		if errors.As(err, &invalid) || errors.As(err, &decode) {
-			block(v1alpha1.ReasonInvalid, "spec.catalog: "+err.Error())
-		} else {
-			// A ConfigMap or a RoleBinding may be added, a URL may answer
-			// later: tried again.
-			block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: spec.catalog: %v", who, err))
-		}
+	cat, ok := openCatalog(ctx, pu, objs, who, block)
+	if !ok {
 		return
 	}
-	if err := cat.SetValues(pu.Spec.Values); err != nil {
-		block(v1alpha1.ReasonInvalid, "spec.values: "+err.Error())
-		return
-	}
-	opts := r.runner
-	opts.PlanConfig = cfg
-	opts.Owner = &v1alpha1.RunOwner{Kind: v1alpha1.PlatformUpgradeKind, Namespace: pu.Namespace, Name: pu.Name, UID: pu.UID}
-	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
-	before := v1alpha1.RunPending
-	opts.Observe = func(e engine.Event) {
-		for _, n := range NotesFor(e, before) {
-			r.recorder.Event(pu, n.Type, n.Reason, n.Message)
-		}
-		before = phaseOf(e.Run)
-		metrics.Observe(e)
-		d.setHop(hopStatus(e.Run, ""))
-		r.wakeUp(pu, false)
-	}
-	sess, err := runner.Open(r.config, opts)
+	sess, err := runner.Open(r.config, r.hopOptions(d, pu, cfg, log))
 	if err != nil {
 		block(v1alpha1.ReasonUnavailable, err.Error())
 		return
 	}
-	autoRollback := pu.Spec.AutoRollback
 	hops := &upgrade.Hops{
 		Session: sess, Clients: cs, Catalog: cat, Retry: retry,
 		Request: upgrade.Request{Target: target, AllowDowngrade: pu.Spec.AllowDowngrade},
-		Resolve: func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
-			if autoRollback != nil && !*autoRollback {
-				off := false
-				l.Plan.Spec.AutoRollback = &off
-			}
-			l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
-			l.AllowHTTP = sess.AllowHTTPSources()
-			return runner.Resolve(ctx, l, objs)
-		},
+		Resolve: resolveHopPlan(pu, sess, objs),
 		Notice:  func(msg string) { log.Info(redact.Text(msg)) },
 		Solved:  r.solved(d, pu),
 		HopDone: r.hopDone(d, pu),
@@ -177,6 +140,70 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 	}
 	r.drives.blocked.unblock(key)
 	end(v1alpha1.PlatformSucceeded, ReasonUpgradeDone, fmt.Sprintf("the platform runs %s", target))
+}
+
+// openCatalog opens the upgrade's catalog with its values, as the
+// upgrade's ServiceAccount; when it cannot, it blocks the upgrade and
+// says why.
+func openCatalog(ctx context.Context, pu *v1alpha1.PlatformUpgrade, objs source.Objects, who string, block func(string, string)) (*catalog.Catalog, bool) {
+	ref := catalog.Ref{URL: pu.Spec.Catalog.URL}
+	if cm := pu.Spec.Catalog.ConfigMap; cm != nil {
+		ref = catalog.Ref{ConfigMap: cm.Name, Namespace: pu.Namespace}
+	}
+	cat, err := catalog.Open(ctx, ref, catalog.Options{Objects: objs})
+	if err != nil {
+		var invalid *catalog.InvalidError
+		var decode *plan.DecodeError
+		if errors.As(err, &invalid) || errors.As(err, &decode) {
+			block(v1alpha1.ReasonInvalid, "spec.catalog: "+err.Error())
+		} else {
+			// A ConfigMap or a RoleBinding may be added, a URL may answer
+			// later: tried again.
+			block(v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: spec.catalog: %v", who, err))
+		}
+		return nil, false
+	}
+	if err := cat.SetValues(pu.Spec.Values); err != nil {
+		block(v1alpha1.ReasonInvalid, "spec.values: "+err.Error())
+		return nil, false
+	}
+	return cat, true
+}
+
+// hopOptions are the runner's options for the upgrade's hops: its plans
+// act as cfg, its runs are owned by the upgrade, and each saved run
+// becomes the hop's status, events and metrics.
+func (r *PlatformReconciler) hopOptions(d *platformDrive, pu *v1alpha1.PlatformUpgrade, cfg *rest.Config, log logr.Logger) runner.Options {
+	opts := r.runner
+	opts.PlanConfig = cfg
+	opts.Owner = &v1alpha1.RunOwner{Kind: v1alpha1.PlatformUpgradeKind, Namespace: pu.Namespace, Name: pu.Name, UID: pu.UID}
+	opts.Notice = func(msg string) { log.Info(redact.Text(msg)) }
+	before := v1alpha1.RunPending
+	opts.Observe = func(e engine.Event) {
+		for _, n := range NotesFor(e, before) {
+			r.recorder.Event(pu, n.Type, n.Reason, n.Message)
+		}
+		before = phaseOf(e.Run)
+		metrics.Observe(e)
+		d.setHop(hopStatus(e.Run, ""))
+		r.wakeUp(pu, false)
+	}
+	return opts
+}
+
+// resolveHopPlan resolves a hop's plan for the upgrade: its
+// spec.autoRollback, when off, turns the plan's off too.
+func resolveHopPlan(pu *v1alpha1.PlatformUpgrade, sess *runner.Session, objs source.Objects) func(context.Context, string, *plan.Loaded) (*runner.Resolved, error) {
+	autoRollback := pu.Spec.AutoRollback
+	return func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+		if autoRollback != nil && !*autoRollback {
+			off := false
+			l.Plan.Spec.AutoRollback = &off
+		}
+		l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
+		l.AllowHTTP = sess.AllowHTTPSources()
+		return runner.Resolve(ctx, l, objs)
+	}
 }
 
 // solved records the path the hops take, as the drive's progress.

@@ -160,29 +160,12 @@ func (c *Client) InstallOrUpgrade(ctx context.Context, name, namespace string, c
 	if n := len(hist); n == 0 || hist[n-1].Info.Status == release.StatusUninstalled {
 		verb = "install"
 		res.Installed = true
-		in := action.NewInstall(cfg)
-		in.ReleaseName = name
-		in.Namespace = namespace
+		in := installAction(cfg, name, namespace, timeout, opts)
 		in.Replace = n > 0 // reuse the name of an uninstalled release kept in history
-		in.Wait = opts.Wait
-		in.Timeout = timeout
-		in.Atomic = opts.RollbackOnFailure
-		in.CreateNamespace = opts.CreateNamespace
-		in.DisableOpenAPIValidation = opts.SkipSchemaValidation
-		in.PostRenderer = opts.PostRenderer
 		rel, runErr = in.RunWithContext(ctx, ch, values)
 	} else {
 		res.PreviousRevision = startRevision(hist)
-		up := action.NewUpgrade(cfg)
-		up.Install = true
-		up.Namespace = namespace
-		up.ResetValues = true
-		up.DisableOpenAPIValidation = opts.SkipSchemaValidation
-		up.Wait = opts.Wait
-		up.Timeout = timeout
-		up.Atomic = opts.RollbackOnFailure
-		up.PostRenderer = opts.PostRenderer
-		rel, runErr = up.RunWithContext(ctx, name, ch, values)
+		rel, runErr = upgradeAction(cfg, namespace, timeout, opts).RunWithContext(ctx, name, ch, values)
 	}
 
 	if runErr == nil {
@@ -213,6 +196,37 @@ func (c *Client) InstallOrUpgrade(ctx context.Context, name, namespace string, c
 		"failedRevision", res.FailedRevision, "revision", res.Revision, "rolledBack", res.RolledBack,
 		"duration", res.Duration)
 	return res, fmt.Errorf("helm %s %s/%s: %w", verb, namespace, name, runErr)
+}
+
+// installAction is `helm install` of the release with the options'
+// wait, rollback (atomic), namespace creation, schema validation and
+// post-renderer.
+func installAction(cfg *action.Configuration, name, namespace string, timeout time.Duration, opts UpgradeOptions) *action.Install {
+	in := action.NewInstall(cfg)
+	in.ReleaseName = name
+	in.Namespace = namespace
+	in.Wait = opts.Wait
+	in.Timeout = timeout
+	in.Atomic = opts.RollbackOnFailure
+	in.CreateNamespace = opts.CreateNamespace
+	in.DisableOpenAPIValidation = opts.SkipSchemaValidation
+	in.PostRenderer = opts.PostRenderer
+	return in
+}
+
+// upgradeAction is `helm upgrade --install --reset-values` with the
+// options' wait, rollback (atomic), schema validation and post-renderer.
+func upgradeAction(cfg *action.Configuration, namespace string, timeout time.Duration, opts UpgradeOptions) *action.Upgrade {
+	up := action.NewUpgrade(cfg)
+	up.Install = true
+	up.Namespace = namespace
+	up.ResetValues = true
+	up.DisableOpenAPIValidation = opts.SkipSchemaValidation
+	up.Wait = opts.Wait
+	up.Timeout = timeout
+	up.Atomic = opts.RollbackOnFailure
+	up.PostRenderer = opts.PostRenderer
+	return up
 }
 
 // Status returns the release's latest revision, whatever its status.

@@ -91,6 +91,30 @@ func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Du
 	if err := ca.write(l.path("pki")); err != nil {
 		return nil, err
 	}
+	if err := writeKeyPairs(l, ca); err != nil {
+		return nil, err
+	}
+	if err := writeKubeconfigs(l, name, ports, ca); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(l.path("audit-policy.yaml"), []byte(auditPolicyWithBodiesOf(auditBodiesOf)), 0o644); err != nil {
+		return nil, err
+	}
+	fakeLog := l.path("container.log")
+	line := time.Now().UTC().Format(time.RFC3339Nano) + " stdout F upshift local cluster: this container runs on a kwok fake node; it has no real output\n"
+	if err := os.WriteFile(fakeLog, []byte(line), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(l.path("kwok.yaml"), []byte(kwokConfig(podReadyDelay, fakeLog)), 0o644); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}
+
+// writeKeyPairs writes the serving certificates of the API server, etcd
+// and kwok, the API server's client certificates, and the
+// ServiceAccount signing key, all signed by ca.
+func writeKeyPairs(l layout, ca *certAuthority) error {
 	loopback := []net.IP{net.ParseIP("127.0.0.1")}
 	serving := map[string][]string{
 		"apiserver": {"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
@@ -104,10 +128,10 @@ func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Du
 		}
 		kp, err := ca.serving(svc, names, ips)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeKeyPair(l.path("pki"), svc, kp); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	clients := []struct {
@@ -120,23 +144,28 @@ func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Du
 	for _, c := range clients {
 		kp, err := ca.client(c.user, c.groups)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeKeyPair(l.path("pki"), c.file, kp); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	saPriv, saPub, err := newServiceAccountKey()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := os.WriteFile(l.pki("sa.key"), saPriv, 0o600); err != nil {
-		return nil, err
+		return err
 	}
 	if err := os.WriteFile(l.pki("sa.pub"), saPub, 0o644); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
 
+// writeKubeconfigs writes the admin's kubeconfig and those of the
+// components, each with a client certificate of its own.
+func writeKubeconfigs(l layout, name string, ports Ports, ca *certAuthority) error {
 	server := serverURL(ports)
 	kubeconfigs := []struct {
 		path, user string
@@ -152,25 +181,13 @@ func writeClusterFiles(l layout, name string, ports Ports, podReadyDelay time.Du
 	for _, k := range kubeconfigs {
 		kp, err := ca.client(k.user, k.groups)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeKubeconfig(k.path, "upshift-"+name, server, ca.certPEM, k.user, kp); err != nil {
-			return nil, err
+			return err
 		}
 	}
-
-	if err := os.WriteFile(l.path("audit-policy.yaml"), []byte(auditPolicyWithBodiesOf(auditBodiesOf)), 0o644); err != nil {
-		return nil, err
-	}
-	fakeLog := l.path("container.log")
-	line := time.Now().UTC().Format(time.RFC3339Nano) + " stdout F upshift local cluster: this container runs on a kwok fake node; it has no real output\n"
-	if err := os.WriteFile(fakeLog, []byte(line), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(l.path("kwok.yaml"), []byte(kwokConfig(podReadyDelay, fakeLog)), 0o644); err != nil {
-		return nil, err
-	}
-	return ca, nil
+	return nil
 }
 
 // kwokConfig fills the embedded kwok configuration's placeholders.
