@@ -76,8 +76,7 @@ or aborted; apply resumes).`,
 			for _, n := range controllerOnly(p.Plan.Spec, "apply") {
 				view.notice(n)
 			}
-			// The first stage's snapshot is read while preflight runs.
-			sess.ReadAhead(cmd.Context(), p)
+			sess.CheckAhead(cmd.Context())
 			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
 				view.stop()
 				return preflightProblems(file, errs)

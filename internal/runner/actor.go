@@ -290,7 +290,7 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 	if enc == nil {
 		var o engine.Outcome
 		var err error
-		o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take)
+		o, snap, err = a.snapshot(ctx, r, stage)
 		if err != nil || snap == nil {
 			return o, err
 		}
@@ -314,10 +314,9 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 
-// snapshot takes the stage's snapshot with take (backup.Client.Take, or
-// TakeCached for a read-ahead confirmed later); a nil snapshot comes with
-// the outcome or error that stopped it.
-func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) (engine.Outcome, *backup.Snapshot, error) {
+// snapshot takes the stage's snapshot; a nil snapshot comes with the
+// outcome or error that stopped it.
+func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, *backup.Snapshot, error) {
 	refs, err := a.targets(ctx, r, stage)
 	var invalid *invalidStepError
 	switch {
@@ -327,7 +326,7 @@ func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int,
 		o, err := a.failed(ctx, err)
 		return o, nil, err
 	}
-	snap, err := take(ctx, refs)
+	snap, err := a.backups.Take(ctx, refs)
 	if err != nil {
 		o, err := a.failed(ctx, fmt.Errorf("snapshot: %w", err))
 		return o, nil, err

@@ -7,25 +7,22 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
-	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // readAhead is the first stage's snapshot of a new run, read and encoded
-// before the run's record exists: on a platform of many CRDs the reads
-// and their encoding are the longest part of the wait before the first
-// change, and nothing else needs them until the first stage's backup.
+// while prepare writes the run's sources and record: on a platform of
+// many CRDs the reads and their encoding are the longest part of the wait
+// before the first change, and nothing else needs them until the first
+// stage's backup.
 //
-// It must be as good as one read at the backup's turn. One read with the
-// lease held is: until that turn this process changes nothing of the
-// platform (prepare writes only the record; a new run has no freeze to
-// reinstate). One read before the lease is only if no process of Upshift
-// held the lease between the moment the reads began and the take, and
-// none of its objects moved by then (earlyReadAhead). Either way it
-// serves only the first action of a drive of a run that prepare started,
-// and only if that action is the first stage's backup; anything else
-// drops it. A read-ahead that failed is
-// read again at the backup's turn, where its failure is reported as
-// usual.
+// It is as good as one read at the backup's turn: it is read with the
+// lease held, once the plan's health checks passed, and until that turn
+// this process changes nothing of the platform (prepare writes only the
+// record; a new run has no freeze to reinstate). It serves only the first
+// action of a drive of a run that prepare started, and only if that
+// action is the first stage's backup; anything else drops it. A
+// read-ahead that failed is read again at the backup's turn, where its
+// failure is reported as usual.
 //
 // The snapshot is encoded as soon as it is read, but for the run's UID,
 // which is known only once the record is created: take completes the
@@ -33,58 +30,30 @@ import (
 type readAhead struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the reads and the encoding ended
-	enc    *backup.Ahead // nil when they failed
+	done   chan struct{}    // closed when the reads and the encoding ended
+	snap   *backup.Snapshot // as read; nil when the reads failed
+	enc    *backup.Ahead    // nil when the reads or the encoding failed
 	used   bool
-	// snap is the snapshot as read, once read is closed (nil when the
-	// reads failed or were not made): preflight reads the plan's live
-	// CRDs from it (earlyReadAhead.snapshot). Nobody changes it.
-	snap     *backup.Snapshot
-	read     chan struct{}
-	readOnce sync.Once
-	// cached: read before the lease, from the API server's cache; it
-	// serves only once confirmed: confirmed is closed once the
-	// snapshot's objects were checked under the lease (confirm), and
-	// unmoved tells whether none had moved since.
-	cached    bool
-	confirmed chan struct{}
-	unmoved   bool
 }
-
-func newReadAhead(cancel context.CancelFunc) *readAhead {
-	return &readAhead{cancel: cancel, done: make(chan struct{}), read: make(chan struct{})}
-}
-
-// endRead marks the reads ended (read or not).
-func (ra *readAhead) endRead() { ra.readOnce.Do(func() { close(ra.read) }) }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
 // of the plan would take it (attempt 1), and encoding it.
 func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
-	ra := newReadAhead(cancel)
+	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(ra.done)
-		a := s.newActor(p, s.deps)
-		ra.readAndEncode(ctx, a, p, a.backups.Take)
+		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+		o, snap, err := s.newActor(p, s.deps).snapshot(ctx, run, 0)
+		if err != nil || o.Message != "" || snap == nil {
+			return
+		}
+		ra.snap = snap
+		if enc, err := backup.EncodeAhead(snap); err == nil {
+			ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
+		}
 	}()
 	return ra
-}
-
-// readAndEncode reads the snapshot with take and encodes it; failures
-// leave enc nil.
-func (ra *readAhead) readAndEncode(ctx context.Context, a *actor, p *Resolved, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
-	defer ra.endRead()
-	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-	o, snap, err := a.snapshot(ctx, run, 0, take)
-	if err != nil || o.Message != "" || snap == nil {
-		return
-	}
-	ra.snap = snap
-	ra.endRead()
-	if enc, err := backup.EncodeAhead(snap); err == nil {
-		ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
-	}
 }
 
 // take answers the read-ahead, encoded for the run of uid, for the
@@ -116,48 +85,11 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 	if ra.enc == nil {
 		return nil
 	}
-	if ra.cached {
-		if ra.confirmed == nil {
-			return nil // never confirmed: read again by the backup
-		}
-		select {
-		case <-ra.confirmed:
-		case <-ctx.Done():
-			return nil
-		}
-		if !ra.unmoved {
-			return nil // read again by the backup
-		}
-	}
 	enc, err := ra.enc.For(uid)
 	if err != nil {
 		return nil // encoded again, and its error reported, by the backup
 	}
 	return enc
-}
-
-// confirm checks, under the lease whose context ctx is, that every
-// object the snapshot holds is still as read (backup.Client.Unmoved):
-// read before the lease, the snapshot may be older than the stage's
-// start by the whole preflight and the plan's health checks, time enough
-// for an autoscaler, a GitOps sync or this process's own CRD install to
-// write. Metadata alone is read, beside prepare's writes: a changed
-// object makes take answer nil, and the backup reads afresh.
-func (ra *readAhead) confirm(ctx context.Context, b *backup.Client) {
-	ra.confirmed = make(chan struct{})
-	go func() {
-		defer close(ra.confirmed)
-		select {
-		case <-ra.read:
-		case <-ctx.Done():
-			return
-		}
-		if ra.snap == nil {
-			return
-		}
-		ok, err := b.Unmoved(ctx, ra.snap)
-		ra.unmoved = ok && err == nil
-	}()
 }
 
 // drop stops a read-ahead no drive will use.
