@@ -9,11 +9,10 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 )
 
-// readAhead is the first stage's snapshot of a new run, read and encoded
-// while prepare writes the run's sources and record: on a platform of
-// many CRDs the reads and their encoding are the longest part of the wait
-// before the first change, and nothing else needs them until the first
-// stage's backup.
+// readAhead is the first stage's snapshot of a new run, read while
+// prepare writes the run's sources and record: on a platform of many CRDs
+// the reads are the longest part of the wait before the first change, and
+// nothing else needs them until the first stage's backup.
 //
 // It is as good as one read at the backup's turn: it is read with the
 // lease held, once the plan's health checks passed, and until that turn
@@ -23,21 +22,16 @@ import (
 // action is the first stage's backup; anything else drops it. A
 // read-ahead that failed is read again at the backup's turn, where its
 // failure is reported as usual.
-//
-// The snapshot is encoded as soon as it is read, but for the run's UID,
-// which is known only once the record is created: take completes the
-// encoding for it (backup.Ahead).
 type readAhead struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	done   chan struct{}    // closed when the reads and the encoding ended
-	snap   *backup.Snapshot // as read; nil when the reads failed
-	enc    *backup.Ahead    // nil when the reads or the encoding failed
+	done   chan struct{}    // closed when the reads ended
+	snap   *backup.Snapshot // nil when they failed
 	used   bool
 }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
-// of the plan would take it (attempt 1), and encoding it.
+// of the plan would take it (attempt 1).
 func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
@@ -45,23 +39,18 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 		defer close(ra.done)
 		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 		o, snap, err := s.newActor(p, s.deps).snapshot(ctx, run, 0)
-		if err != nil || o.Message != "" || snap == nil {
-			return
-		}
-		ra.snap = snap
-		if enc, err := backup.EncodeAhead(snap); err == nil {
-			ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
+		if err == nil && o.Message == "" {
+			ra.snap = snap
 		}
 	}()
 	return ra
 }
 
-// take answers the read-ahead, encoded for the run of uid, for the
-// drive's first action, which must be the first stage's backup, and drops
-// it either way: nil when there is none to use. It waits for the reads
-// and the encoding no longer than ctx (the action's: Ctrl-C and abort
-// end it).
-func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *backup.Encoded {
+// take answers the snapshot read ahead, for the drive's first action,
+// which must be the first stage's backup, and drops it either way: nil
+// when there is none to use. It waits for the reads no longer than ctx
+// (the action's: Ctrl-C and abort end it).
+func (ra *readAhead) take(ctx context.Context, act engine.Action) *backup.Snapshot {
 	if ra == nil {
 		return nil
 	}
@@ -78,18 +67,11 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 	}
 	select {
 	case <-ra.done:
+		return ra.snap
 	case <-ctx.Done():
 		ra.cancel()
 		return nil
 	}
-	if ra.enc == nil {
-		return nil
-	}
-	enc, err := ra.enc.For(uid)
-	if err != nil {
-		return nil // encoded again, and its error reported, by the backup
-	}
-	return enc
 }
 
 // drop stops a read-ahead no drive will use.
