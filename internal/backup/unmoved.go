@@ -17,11 +17,11 @@ import (
 
 // Unmoved tells whether every object of s is still as s holds it: the
 // same UID at the same resourceVersion, or still absent. It reads only
-// metadata, several reads at a time, so a snapshot read a while ago (a
-// stage's, while the stage before rolled out) can be trusted as a read
-// now for a fraction of the cost of reading again: objects of one
-// resource and namespace, when there are many (a platform's CRDs), in one
-// list, the others one by one. The first object found moved ends the reads; errors
+// metadata, several reads at a time, so a snapshot read a while ago
+// (before the lease, beside preflight) can be trusted as a read now for
+// a fraction of the cost of reading again: objects of one resource and
+// namespace, when there are many (a platform's CRDs), in one list, the
+// others one by one. The first object found moved ends the reads; errors
 // are returned as they are, and the caller reads again rather than trust
 // the snapshot.
 func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {

@@ -76,7 +76,8 @@ or aborted; apply resumes).`,
 			for _, n := range controllerOnly(p.Plan.Spec, "apply") {
 				view.notice(n)
 			}
-			sess.CheckAhead(cmd.Context())
+			// The first stage's snapshot is read while preflight runs.
+			sess.ReadAhead(cmd.Context(), p)
 			if errs := sess.Preflight(cmd.Context(), p); len(errs) > 0 {
 				view.stop()
 				return preflightProblems(file, errs)

@@ -30,6 +30,9 @@ type guardedLock struct {
 	lastRenew  time.Time // when our last successful write was sent
 	lastErr    error
 	leading    bool
+	// replaced is the record the take replaced, as last read before
+	// it; nil until the take, or when the take created the lease.
+	replaced []byte
 	// onStolen is called when a read finds another holder while we lead.
 	onStolen func(holder string)
 	// permanent gets an error no retry cures (forbidden, no namespace).
@@ -87,6 +90,15 @@ func (g *guardedLock) Update(ctx context.Context, rec rl.LeaderElectionRecord) e
 	sent := time.Now()
 	err := g.Interface.Update(ctx, rec)
 	g.noteWrite(rec, sent, err, false)
+	if err == nil && rec.HolderIdentity == g.Identity() {
+		// The elector updates only the record it has just read (the
+		// update is conditional on its version): the one it replaced.
+		g.mu.Lock()
+		if !g.leading && g.replaced == nil {
+			g.replaced = bytes.Clone(g.lastRaw)
+		}
+		g.mu.Unlock()
+	}
 	return err
 }
 
@@ -123,6 +135,13 @@ func (g *guardedLock) setLeading(onStolen func(holder string)) {
 	defer g.mu.Unlock()
 	g.leading = true
 	g.onStolen = onStolen
+}
+
+// takenFrom is the record the take replaced (nil: none, or not taken).
+func (g *guardedLock) takenFrom() []byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.replaced
 }
 
 func (g *guardedLock) renewedAt() time.Time {

@@ -27,7 +27,7 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 		s.opts.Notice(fmt.Sprintf("run %s is driven by %s; asking it to stop", name, id))
 		return s.requestAbort(ctx, name)
 	}
-	held, err := s.acquire(ctx, name)
+	held, err := s.acquire(ctx, name, false)
 	if err != nil {
 		return nil, err
 	}

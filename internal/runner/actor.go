@@ -280,7 +280,7 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, s
 		}
 		var o engine.Outcome
 		var err error
-		if o, snap, err = a.snapshot(ctx, r, stage); err != nil || snap == nil {
+		if o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take); err != nil || snap == nil {
 			return o, err
 		}
 	}
@@ -302,9 +302,10 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, s
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 
-// snapshot takes the stage's snapshot; a nil snapshot comes with the
-// outcome or error that stopped it.
-func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, *backup.Snapshot, error) {
+// snapshot takes the stage's snapshot with take (backup.Client.Take, or
+// TakeCached for a read-ahead confirmed later); a nil snapshot comes with
+// the outcome or error that stopped it.
+func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) (engine.Outcome, *backup.Snapshot, error) {
 	refs, err := a.targets(ctx, r, stage)
 	var invalid *invalidStepError
 	switch {
@@ -314,7 +315,7 @@ func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int)
 		o, err := a.failed(ctx, err)
 		return o, nil, err
 	}
-	snap, err := a.backups.Take(ctx, refs)
+	snap, err := take(ctx, refs)
 	if err != nil {
 		o, err := a.failed(ctx, fmt.Errorf("snapshot: %w", err))
 		return o, nil, err

@@ -5,10 +5,13 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // liveCRD is a CRD as the cluster has it, or why it could not be read.
@@ -35,14 +38,35 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 	}
 	pf.liveCRDs = make(map[string]liveCRD, len(names))
 	pf.crdsRead = make(chan struct{})
+	if len(names) == 0 {
+		close(pf.crdsRead)
+		return
+	}
+	// Taken now: Apply hands the session's read-ahead on (takeEarly)
+	// while a plan without CRDs never waits for this goroutine.
+	early := pf.s.early
 	// The reads are issued on a goroutine of their own: the errgroup's
 	// limit blocks whoever issues the ninth until one ends.
 	go func() {
 		defer close(pf.crdsRead)
+		// The ones the first stage's snapshot holds, read ahead beside
+		// this preflight (Session.ReadAhead), are not read twice: on a
+		// platform of many CRDs, reading both ways doubled the API
+		// server's work and the preflight's wait. That snapshot is read
+		// from the API server's cache, a moment behind etcd at most: a
+		// stored version added in that moment is still refused by the
+		// API server itself, at the stage's write.
+		ahead := early.snapshot(ctx, pf.p)
 		var mu sync.Mutex
 		var g errgroup.Group
 		g.SetLimit(8)
 		for _, name := range names {
+			if live, ok := heldCRD(ahead, name); ok {
+				mu.Lock()
+				pf.liveCRDs[name] = live
+				mu.Unlock()
+				continue
+			}
 			g.Go(func() error {
 				obj, err := pf.getCRD(ctx, name)
 				mu.Lock()
@@ -53,6 +77,22 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		}
 		_ = g.Wait()
 	}()
+}
+
+// heldCRD is the CRD as the snapshot holds it (its absence as a NotFound
+// error); false when the snapshot has no word on it.
+func heldCRD(snap *backup.Snapshot, name string) (liveCRD, bool) {
+	if snap == nil {
+		return liveCRD{}, false
+	}
+	obj, held := snap.Held(step.Ref{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: name})
+	switch {
+	case !held:
+		return liveCRD{}, false
+	case obj == nil:
+		return liveCRD{err: apierrors.NewNotFound(kube.CRDResource.GroupResource(), name)}, true
+	}
+	return liveCRD{obj: obj}, true
 }
 
 // liveCRD is the CRD read up front, or read now if it was not.

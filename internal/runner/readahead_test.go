@@ -24,11 +24,11 @@ func finishedReadAhead(t *testing.T, snap *backup.Snapshot) *readAhead {
 // serves twice. A read-ahead that failed serves nothing (the backup reads
 // again).
 func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
-	snap := &backup.Snapshot{}
+	snap := &backup.Snapshot{Entries: []backup.Entry{{}}}
 	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
 
 	ra := finishedReadAhead(t, snap)
-	if got := ra.take(context.Background(), firstBackup); got != snap {
+	if got := ra.take(context.Background(), firstBackup); got == nil || len(got.Entries) != len(snap.Entries) {
 		t.Fatalf("first action is the first stage's backup: got %+v; want the snapshot read ahead", got)
 	}
 	if ra.take(context.Background(), firstBackup) != nil {

@@ -103,6 +103,8 @@ type Session struct {
 	store   *runstore.Store
 	backups *backup.Client
 	deps    *clients.Set
+	// early is the read-ahead ReadAhead began for the next Apply.
+	early *earlyReadAhead
 	// fence passes the writes of deps and backups only while this
 	// session holds the lease. The store and the lease itself write
 	// without it: the store saves with the lease's context, and approve
@@ -164,12 +166,6 @@ func (s *Session) ready(ctx context.Context) error {
 	return nil
 }
 
-// CheckAhead asks, reading only and in the background, what Apply asks
-// first (whether the UpgradeRun CRD is current), for a driver to call
-// before preflight: Apply then starts with the lease. It writes nothing,
-// so a plan preflight refuses leaves the cluster as it was.
-func (s *Session) CheckAhead(ctx context.Context) { go s.store.CheckCRD(ctx) }
-
 // Store gives read access to saved runs (status, history).
 func (s *Session) Store() *runstore.Store { return s.store }
 
@@ -190,11 +186,17 @@ type Outcome struct {
 	runs int
 }
 
-// acquire takes the cluster's lease for the run.
-func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) {
+// acquire takes the cluster's lease for the run. seenFree: the lease was
+// just seen released, so no holder is looked up for a notice.
+func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*lease.Held, error) {
 	cfg := lease.Config{Namespace: s.opts.Namespace, Duration: s.opts.LeaseDuration, RenewEvery: s.opts.LeaseRenew, Identity: lease.CurrentIdentity(run)}
-	if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && valid && id.PID != 0 {
-		s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
+	// Seen released a moment ago, the lease is looked up no more: whoever
+	// took it since holds it for a run of their own, and Acquire's
+	// refusal names them.
+	if !seenFree {
+		if id, valid, err := lease.Holder(ctx, s.cs, s.opts.Namespace, lease.DefaultName); err == nil && valid && id.PID != 0 {
+			s.opts.Notice(fmt.Sprintf("lease held by %s; waiting up to %s for it", id, s.opts.LeaseDuration))
+		}
 	}
 	h, err := lease.Acquire(ctx, s.cs, cfg)
 	if err != nil {
@@ -209,26 +211,34 @@ func (s *Session) acquire(ctx context.Context, run string) (*lease.Held, error) 
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
 func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome, error) {
+	early := s.takeEarly(ctx)
+	defer early.drop() // unless claimed below
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.acquire(ctx, p.RunName())
+	held, err := s.acquire(ctx, p.RunName(), early.leaseFree())
 	if err != nil {
 		return nil, err
 	}
 	defer held.Release()
 
-	var ahead *readAhead
+	ahead := early.claim(p, held)
 	defer func() { ahead.drop() }()
 	// The first stage's snapshot must be as new as the stage's start,
-	// which comes after the plan's health checks (up to 30 s each): it is
-	// read once they passed, beside prepare's writes that follow them.
+	// which comes after the plan's health checks (up to 30 s each): the
+	// early read is confirmed, or the snapshot read, once they passed,
+	// beside prepare's writes that follow them.
 	checks := func(ctx context.Context) ([]v1alpha1.StepStatus, error) {
 		st, err := s.checks(ctx, p)
-		if err == nil {
+		if err != nil {
+			return st, err
+		}
+		if ahead != nil {
+			ahead.confirm(held.Context(), s.backups)
+		} else {
 			ahead = s.startReadAhead(held.Context(), p)
 		}
-		return st, err
+		return st, nil
 	}
 	out, drive, err := prepare(held.Context(), s.store, p, s.opts.Owner, retry, s.opts.Notice, checks)
 	if err != nil || !drive {
@@ -290,7 +300,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.acquire(ctx, name)
+	held, err := s.acquire(ctx, name, false)
 	if err != nil {
 		return nil, err
 	}

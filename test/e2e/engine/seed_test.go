@@ -14,7 +14,7 @@ import (
 // stage's backup read a moment before, on the condition that the workload
 // has not moved since: between the backup's save and the step's first
 // write of the workload, nobody reads it. This holds for the first stage,
-// whose snapshot is read while the run is created, and for a later one.
+// whose snapshot is read ahead beside preflight, and for a later one.
 func TestImageStepWritesFromItsBackupsRead(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, localcluster.Options{})
