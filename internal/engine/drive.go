@@ -126,7 +126,8 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		// So does a step of a stage whose backup is taken: the resumed
 		// run adopts that backup (Actor's contract), so the rollback
 		// still restores the stage as it was.
-		early := readOnly(begun) || backedUp(r, begun)
+		quiet := readOnly(begun)
+		early := quiet || backedUp(r, begun)
 		if early {
 			for _, b := range begun {
 				d.start(r, b, results)
@@ -138,7 +139,7 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 		// platform before the next save, so a crash meanwhile is one a
 		// moment earlier; but for the steps of a stage whose backup
 		// landed so, which start before that save (see Actor).
-		if early && stopped == nil && quickOnly(begun) {
+		if quiet && stopped == nil {
 			if l, ok := rec.awaitQuick(results, d.quickWindow()); ok {
 				land(l)
 				continue
@@ -206,21 +207,12 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 	return begun, nil
 }
 
-// readOnly tells whether every begun action leaves the platform as it is.
+// readOnly tells whether every begun action is a backup or a gate:
+// actions that leave the platform as it is, so they may start before
+// their Begin is saved, and mostly land before a save would.
 func readOnly(begun []begunAction) bool {
 	for _, b := range begun {
 		if b.a.Kind != Backup && b.a.Kind != CheckGate {
-			return false
-		}
-	}
-	return len(begun) > 0
-}
-
-// quickOnly tells whether every begun action is a gate or a backup:
-// actions that change nothing and mostly land before a save would.
-func quickOnly(begun []begunAction) bool {
-	for _, b := range begun {
-		if b.a.Kind != CheckGate && b.a.Kind != Backup {
 			return false
 		}
 	}

@@ -55,7 +55,6 @@ func (h *Held) Context() context.Context { return h.ctx }
 func (h *Held) Release() {
 	h.releaseOnce.Do(func() {
 		h.releasing.Store(true)
-		h.lock.release()
 		h.cancel(errReleased)
 		h.stopElect()
 		<-h.done

@@ -3,7 +3,6 @@ package lease
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -38,11 +37,6 @@ type guardedLock struct {
 	onStolen func(holder string)
 	// permanent gets an error no retry cures (forbidden, no namespace).
 	permanent chan error
-	// written is the record of our last successful write, and releasing
-	// says Release began: the elector's release then reads the lease
-	// from it instead of from the API server (see Get).
-	written   *rl.LeaderElectionRecord
-	releasing bool
 }
 
 func newGuardedLock(inner rl.Interface) *guardedLock {
@@ -50,9 +44,6 @@ func newGuardedLock(inner rl.Interface) *guardedLock {
 }
 
 func (g *guardedLock) Get(ctx context.Context) (*rl.LeaderElectionRecord, []byte, error) {
-	if rec, raw, ok := g.asWritten(); ok {
-		return rec, raw, nil
-	}
 	rec, raw, err := g.Interface.Get(ctx)
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
@@ -74,32 +65,6 @@ func (g *guardedLock) Get(ctx context.Context) (*rl.LeaderElectionRecord, []byte
 		onStolen(rec.HolderIdentity)
 	}
 	return rec, raw, nil
-}
-
-// asWritten answers the elector's read before its release with the
-// record we last wrote, while nothing since says we lost the lease: the
-// release is an update conditional on that write's version, so a lease
-// that changed hands meanwhile refuses it (a conflict) as it would after
-// a read. One round trip fewer at the end of every run.
-func (g *guardedLock) asWritten() (*rl.LeaderElectionRecord, []byte, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.releasing || !g.leading || g.written == nil || g.lastErr != nil || g.holder != g.Identity() {
-		return nil, nil, false
-	}
-	rec := *g.written
-	raw, err := json.Marshal(rec) // as client-go's LeaseLock.Get makes it
-	if err != nil {
-		return nil, nil, false
-	}
-	return &rec, raw, true
-}
-
-// release marks that Release began.
-func (g *guardedLock) release() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.releasing = true
 }
 
 func (g *guardedLock) Create(ctx context.Context, rec rl.LeaderElectionRecord) error {
@@ -148,7 +113,6 @@ func (g *guardedLock) noteWrite(rec rl.LeaderElectionRecord, sent time.Time, err
 	g.lastErr = nil
 	if rec.HolderIdentity == g.Identity() {
 		g.lastRenew = sent
-		g.written = &rec
 	}
 }
 

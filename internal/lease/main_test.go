@@ -111,7 +111,13 @@ func startHolder(t *testing.T, kubeconfig, ns, run string) *exec.Cmd {
 
 // testNamespace is unique per test run, so -count=N starts afresh.
 func testNamespace(prefix string, t *testing.T) string {
-	name := strings.ToLower(t.Name())
+	// A subtest's name holds "/" and "_", which a namespace may not.
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(t.Name()))
 	if len(name) > 40 {
 		name = name[:40]
 	}

@@ -11,20 +11,14 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// leaseRequests counts the requests on the Lease, by method, once
-// answered.
-type leaseRequests struct{ gets, puts atomic.Int64 }
+// leaseUpdates counts the updates of the Lease, once answered.
+type leaseUpdates struct{ puts atomic.Int64 }
 
-func (c *leaseRequests) wrap(rt http.RoundTripper) http.RoundTripper {
+func (c *leaseUpdates) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(r)
-		if strings.Contains(r.URL.Path, "/leases/") {
-			switch r.Method {
-			case http.MethodGet:
-				c.gets.Add(1)
-			case http.MethodPut:
-				c.puts.Add(1)
-			}
+		if strings.Contains(r.URL.Path, "/leases/") && r.Method == http.MethodPut {
+			c.puts.Add(1)
 		}
 		return resp, err
 	})
@@ -34,10 +28,9 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// Release is one update, conditional on our last write, rather than a
-// read and an update: a lease nobody else wrote is freed by it, and one
-// another process took meanwhile, unnoticed, refuses it and stays theirs.
-func TestReleaseIsOneUpdateThatSparesATakeover(t *testing.T) {
+// Release frees a lease nobody else wrote, and leaves one another process
+// took meanwhile, unnoticed, theirs.
+func TestReleaseSparesATakeover(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name     string
@@ -46,7 +39,7 @@ func TestReleaseIsOneUpdateThatSparesATakeover(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := setup(t)
-			count := &leaseRequests{}
+			count := &leaseUpdates{}
 			cfg := rest.CopyConfig(f.c.RESTConfig())
 			cfg.Wrap(count.wrap)
 			cs, err := kubernetes.NewForConfig(cfg)
@@ -60,9 +53,7 @@ func TestReleaseIsOneUpdateThatSparesATakeover(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The elector renews once right after the take (which, in a
-			// new namespace, creates the Lease); a release that cuts a
-			// renewal short reads the Lease first, as it cannot tell
-			// whether the renewal was stored.
+			// new namespace, creates the Lease): the takeover comes after.
 			for deadline := time.Now().Add(5 * time.Second); count.puts.Load() < 1; time.Sleep(10 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatal("the elector did not renew the lease it took within 5s")
@@ -73,14 +64,7 @@ func TestReleaseIsOneUpdateThatSparesATakeover(t *testing.T) {
 			if tt.takeOver {
 				takeOver(t, f, mallory)
 			}
-			gets, puts := count.gets.Load(), count.puts.Load()
 			h.Release()
-			if n := count.gets.Load() - gets; n != 0 {
-				t.Errorf("Release read the Lease %d times, want 0", n)
-			}
-			if n := count.puts.Load() - puts; n != 1 {
-				t.Errorf("Release updated the Lease %d times, want 1", n)
-			}
 			id, valid := holder(t, f)
 			switch {
 			case tt.takeOver && (!valid || id != mallory):

@@ -154,15 +154,11 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 }
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
-	ahead := a.ahead.take(ctx, act, string(r.UID)) // nil: the backup reads for itself
+	ahead := a.ahead.take(ctx, act) // nil: the backup reads for itself
 	a.tellCache(act)
 	switch act.Kind {
 	case engine.Backup:
-		var snap *backup.Snapshot
-		if ahead != nil {
-			snap = a.ahead.snap // what ahead was encoded from
-		}
-		return a.backup(ctx, r, act.Stage, ahead, snap)
+		return a.backup(ctx, r, act.Stage, ahead)
 	case engine.RunStep:
 		return a.step(ctx, r, act.Stage, act.Index)
 	case engine.CheckGate:
@@ -271,33 +267,27 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 }
 
 // backup snapshots every object the stage's steps name, saves it and has
-// it read back and verified (backup.Save does) before any change. ahead,
-// if not nil, is the snapshot read ahead (snap) encoded for the run. A
-// backup that a stopped process took of this stage attempt was adopted
-// before the drive (adoptBackups) when its steps may have run; otherwise
-// no step of the stage ran, and Save writes over what is left of it.
-func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, ahead *backup.Encoded, snap *backup.Snapshot) (engine.Outcome, error) {
+// it read back and verified (backup.Save does) before any change. snap,
+// if not nil, is the stage's snapshot read ahead (readAhead). A backup
+// that a stopped process took of this stage attempt was adopted before
+// the drive (adoptBackups) when its steps may have run; otherwise no step
+// of the stage ran, and Save writes over what is left of it.
+func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, snap *backup.Snapshot) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
-	enc := ahead
-	if enc != nil && enc.RunUID() != string(r.UID) {
-		enc = nil // encoded for another run: cannot happen, but never save it under this one
-	}
-	if enc == nil {
+	if snap == nil {
 		if o, ok := a.useEarlyBackup(ctx, r, stage); ok {
 			return o, nil
 		}
-	}
-	if enc == nil {
 		var o engine.Outcome
 		var err error
-		o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take)
-		if err != nil || snap == nil {
+		if o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take); err != nil || snap == nil {
 			return o, err
 		}
-		snap.RunUID = string(r.UID)
-		if enc, err = backup.Encode(snap); err != nil {
-			return a.failed(ctx, fmt.Errorf("save: %w", err))
-		}
+	}
+	snap.RunUID = string(r.UID)
+	enc, err := backup.Encode(snap)
+	if err != nil {
+		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
 	revisions, err := a.helmRevisions(ctx, stage)
 	if err != nil {
@@ -307,9 +297,7 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, a
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
-	if snap != nil {
-		a.taken.Store(&takenSnapshot{run: string(r.UID), attempt: r.Status.Attempt, stage: stage, snap: snap})
-	}
+	a.taken.Store(&takenSnapshot{run: string(r.UID), attempt: r.Status.Attempt, stage: stage, snap: snap})
 	ref.HelmReleases = revisions
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }

@@ -60,7 +60,7 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 		// From the API server's cache: confirm reads what moved since,
 		// the cache's lag included, before the snapshot serves.
 		a := s.newActor(p, s.deps)
-		e.ahead.readAndEncode(ctx, a, p, a.backups.TakeCached)
+		e.ahead.readWith(ctx, a, p, a.backups.TakeCached)
 	}()
 }
 

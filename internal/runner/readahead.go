@@ -10,10 +10,10 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
-// readAhead is the first stage's snapshot of a new run, read and encoded
-// before the run's record exists: on a platform of many CRDs the reads
-// and their encoding are the longest part of the wait before the first
-// change, and nothing else needs them until the first stage's backup.
+// readAhead is the first stage's snapshot of a new run, read before the
+// run's record exists: on a platform of many CRDs the reads are the
+// longest part of the wait before the first change, and nothing else
+// needs them until the first stage's backup.
 //
 // It must be as good as one read at the backup's turn. One read with the
 // lease held is: until that turn this process changes nothing of the
@@ -23,18 +23,12 @@ import (
 // none of its objects moved by then (earlyReadAhead). Either way it
 // serves only the first action of a drive of a run that prepare started,
 // and only if that action is the first stage's backup; anything else
-// drops it. A read-ahead that failed is
-// read again at the backup's turn, where its failure is reported as
-// usual.
-//
-// The snapshot is encoded as soon as it is read, but for the run's UID,
-// which is known only once the record is created: take completes the
-// encoding for it (backup.Ahead).
+// drops it. A read-ahead that failed is read again at the backup's turn,
+// where its failure is reported as usual.
 type readAhead struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the reads and the encoding ended
-	enc    *backup.Ahead // nil when they failed
+	done   chan struct{} // closed when the reads ended
 	used   bool
 	// snap is the snapshot as read, once read is closed (nil when the
 	// reads failed or were not made): preflight reads the plan's live
@@ -59,40 +53,33 @@ func newReadAhead(cancel context.CancelFunc) *readAhead {
 func (ra *readAhead) endRead() { ra.readOnce.Do(func() { close(ra.read) }) }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
-// of the plan would take it (attempt 1), and encoding it.
+// of the plan would take it (attempt 1).
 func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := newReadAhead(cancel)
 	go func() {
 		defer close(ra.done)
 		a := s.newActor(p, s.deps)
-		ra.readAndEncode(ctx, a, p, a.backups.Take)
+		ra.readWith(ctx, a, p, a.backups.Take)
 	}()
 	return ra
 }
 
-// readAndEncode reads the snapshot with take and encodes it; failures
-// leave enc nil.
-func (ra *readAhead) readAndEncode(ctx context.Context, a *actor, p *Resolved, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
+// readWith reads the snapshot with take; failures leave snap nil.
+func (ra *readAhead) readWith(ctx context.Context, a *actor, p *Resolved, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
 	defer ra.endRead()
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-	o, snap, err := a.snapshot(ctx, run, 0, take)
-	if err != nil || o.Message != "" || snap == nil {
-		return
-	}
-	ra.snap = snap
-	ra.endRead()
-	if enc, err := backup.EncodeAhead(snap); err == nil {
-		ra.enc = enc // a failed encoding is met again, and reported, at the backup's turn
+	if o, snap, err := a.snapshot(ctx, run, 0, take); err == nil && o.Message == "" {
+		ra.snap = snap
 	}
 }
 
-// take answers the read-ahead, encoded for the run of uid, for the
-// drive's first action, which must be the first stage's backup, and drops
-// it either way: nil when there is none to use. It waits for the reads
-// and the encoding no longer than ctx (the action's: Ctrl-C and abort
-// end it).
-func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *backup.Encoded {
+// take answers the snapshot read ahead, for the drive's first action,
+// which must be the first stage's backup, and drops it either way: nil
+// when there is none to use. It waits for the reads (and a cached one's
+// confirmation) no longer than ctx (the action's: Ctrl-C and abort end
+// it).
+func (ra *readAhead) take(ctx context.Context, act engine.Action) *backup.Snapshot {
 	if ra == nil {
 		return nil
 	}
@@ -113,7 +100,7 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 		ra.cancel()
 		return nil
 	}
-	if ra.enc == nil {
+	if ra.snap == nil {
 		return nil
 	}
 	if ra.cached {
@@ -129,11 +116,10 @@ func (ra *readAhead) take(ctx context.Context, act engine.Action, uid string) *b
 			return nil // read again by the backup
 		}
 	}
-	enc, err := ra.enc.For(uid)
-	if err != nil {
-		return nil // encoded again, and its error reported, by the backup
-	}
-	return enc
+	// A copy: preflight may still read the snapshot as read, and the
+	// backup sets its RunUID.
+	snap := *ra.snap
+	return &snap
 }
 
 // confirm checks, under the lease whose context ctx is, that every

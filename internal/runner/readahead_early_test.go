@@ -113,7 +113,7 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 			f.s.ReadAhead(f.ctx, p)
 			early := f.s.early
 			<-early.ahead.done
-			if early.ahead.enc == nil {
+			if early.ahead.snap == nil {
 				t.Fatal("nothing was read ahead")
 			}
 			if tt.heldBetween {

@@ -8,18 +8,12 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 )
 
-// finishedReadAhead is a read-ahead whose reads and encoding are done
-// (nil snap: they failed).
+// finishedReadAhead is a read-ahead whose reads are done (nil snap: they
+// failed).
 func finishedReadAhead(t *testing.T, snap *backup.Snapshot) *readAhead {
 	t.Helper()
 	_, cancel := context.WithCancel(context.Background())
-	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
-	if snap != nil {
-		var err error
-		if ra.enc, err = backup.EncodeAhead(snap); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ra := &readAhead{cancel: cancel, done: make(chan struct{}), snap: snap}
 	close(ra.done)
 	return ra
 }
@@ -30,14 +24,14 @@ func finishedReadAhead(t *testing.T, snap *backup.Snapshot) *readAhead {
 // serves twice. A read-ahead that failed serves nothing (the backup reads
 // again).
 func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
-	snap := &backup.Snapshot{}
+	snap := &backup.Snapshot{Entries: []backup.Entry{{}}}
 	firstBackup := engine.Action{Kind: engine.Backup, Stage: 0}
 
 	ra := finishedReadAhead(t, snap)
-	if got := ra.take(context.Background(), firstBackup, "uid-1"); got == nil || got.RunUID() != "uid-1" {
-		t.Fatalf("first action is the first stage's backup: got %+v; want the snapshot encoded for run uid-1", got)
+	if got := ra.take(context.Background(), firstBackup); got == nil || len(got.Entries) != len(snap.Entries) {
+		t.Fatalf("first action is the first stage's backup: got %+v; want the snapshot read ahead", got)
 	}
-	if ra.take(context.Background(), firstBackup, "uid-1") != nil {
+	if ra.take(context.Background(), firstBackup) != nil {
 		t.Error("the read-ahead served a second time")
 	}
 
@@ -47,24 +41,24 @@ func TestReadAheadServesOnlyTheFirstStagesBackupFirst(t *testing.T) {
 		{Kind: engine.Restore, Stage: 0},
 	} {
 		ra := finishedReadAhead(t, snap)
-		if ra.take(context.Background(), first, "uid-1") != nil {
+		if ra.take(context.Background(), first) != nil {
 			t.Errorf("first action %s was served the first stage's snapshot", first)
 		}
-		if ra.take(context.Background(), firstBackup, "uid-1") != nil {
+		if ra.take(context.Background(), firstBackup) != nil {
 			t.Errorf("after first action %s, a later backup of the first stage was served the old snapshot", first)
 		}
 	}
 
-	if finishedReadAhead(t, nil).take(context.Background(), firstBackup, "uid-1") != nil {
+	if finishedReadAhead(t, nil).take(context.Background(), firstBackup) != nil {
 		t.Error("a failed read-ahead served the backup")
 	}
 	dropped := finishedReadAhead(t, snap)
 	dropped.drop()
-	if dropped.take(context.Background(), firstBackup, "uid-1") != nil {
+	if dropped.take(context.Background(), firstBackup) != nil {
 		t.Error("a dropped read-ahead (the run was not new) served the backup")
 	}
 	var none *readAhead
-	if none.take(context.Background(), firstBackup, "uid-1") != nil {
+	if none.take(context.Background(), firstBackup) != nil {
 		t.Error("no read-ahead served the backup")
 	}
 }
@@ -76,7 +70,7 @@ func TestReadAheadWaitEndsWithTheAction(t *testing.T) {
 	ra := &readAhead{cancel: cancelReads, done: make(chan struct{})}
 	act, stop := context.WithCancel(context.Background())
 	stop()
-	if ra.take(act, engine.Action{Kind: engine.Backup}, "uid-1") != nil {
+	if ra.take(act, engine.Action{Kind: engine.Backup}) != nil {
 		t.Fatal("an unfinished read-ahead served the backup")
 	}
 	if readCtx.Err() == nil {
