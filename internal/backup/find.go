@@ -19,10 +19,11 @@ import (
 // whole backup that does not load is a *CorruptError: it may be the only
 // copy of the objects before their stage, and is not written over.
 //
-// A resumed run asks, for each stage saved as backing up, before it
-// drives (the runner's adoptBackups): the stage's steps may have started
-// while the record of a backup taken before was being saved, so a new
-// snapshot would hold their changes, and a rollback must restore it.
+// A resumed run asks, for each stage engine.Sought names, before it
+// drives: the stage's steps may have started while the record of a backup
+// taken before was being saved, so a new snapshot would hold their
+// changes, and a rollback must restore it. The ref holds the Helm
+// revisions the snapshot was taken with, as the record's would.
 //
 // Only a backup of the run whose UID is runUID is answered: a run
 // re-created under the name of one whose backups were kept has keys of
@@ -57,6 +58,7 @@ func (c *Client) Find(ctx context.Context, key Key, runUID string) (*v1alpha1.Ba
 	if snap.RunUID != runUID {
 		return nil, nil
 	}
+	ref.HelmReleases = snap.HelmReleases
 	return ref, nil
 }
 

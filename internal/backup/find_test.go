@@ -2,16 +2,18 @@ package backup_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // Find answers a stage attempt's backup taken by this run, whole and
-// verified, and nothing else: none, one of a run of the same name before
+// verified, with the Helm revisions it was taken with, and nothing else: none, one of a run of the same name before
 // it (another UID), or one cut short. A whole one altered is corrupt.
 func TestFindAnswersThisRunsWholeBackup(t *testing.T) {
 	t.Parallel()
@@ -27,6 +29,8 @@ func TestFindAnswersThisRunsWholeBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap.RunUID = "uid-1"
+	revisions := []v1alpha1.HelmRevision{{Release: "cache", Namespace: "shop", Revision: 3}, {Release: "new", Namespace: "shop"}}
+	snap.HelmReleases = revisions
 	saved, err := e.b.Save(ctx(t), key, snap)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +41,11 @@ func TestFindAnswersThisRunsWholeBackup(t *testing.T) {
 	}
 	if ref.SHA256 != saved.SHA256 || len(ref.Secrets) != 1 || ref.Secrets[0] != saved.Secrets[0] || ref.Objects != 1 || !ref.CreatedAt.Equal(saved.CreatedAt) {
 		t.Errorf("Find answered %+v; Save returned %+v", ref, saved)
+	}
+	// The Helm revisions a rollback returns the releases to come with it,
+	// as the record's ref holds them.
+	if !reflect.DeepEqual(ref.HelmReleases, revisions) {
+		t.Errorf("Find answered Helm revisions %+v; the snapshot was saved with %+v", ref.HelmReleases, revisions)
 	}
 	if ref, err := e.b.Find(ctx(t), key, "uid-2"); err != nil || ref != nil {
 		t.Errorf("Find for another run of the same name: %v, %v; want nothing", ref, err)

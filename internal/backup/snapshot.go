@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -47,6 +48,10 @@ type Snapshot struct {
 	// re-created under an earlier one's name never takes that one's
 	// backup for its own (Find).
 	RunUID string `json:"runUID,omitempty"`
+	// HelmReleases are the revisions the stage's Helm releases were at
+	// when it was taken: kept with the objects, so a backup found after a
+	// stop holds all a rollback needs (Find), as the record's ref does.
+	HelmReleases []v1alpha1.HelmRevision `json:"helmReleases,omitempty"`
 }
 
 // Counts tells how many objects existed and how many were absent.

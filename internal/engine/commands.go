@@ -148,55 +148,6 @@ func RequestRollback(r *v1alpha1.UpgradeRun, reason string, now time.Time) error
 	return nil
 }
 
-// AdoptBackup records, as the backup of a stage the run shows backing
-// up, one a stopped process took and did not live to record: the stage's
-// steps start while that record is being saved (Driver), so they may
-// have changed the platform. Going on, the stage does not take another
-// backup (it could hold their changes); rolling back, it is restored.
-//
-// A stage saved as pending gets its backup so only when the driver had
-// recorded, and not yet saved, the ends of the stages before it along
-// with the backup (a quick one: Driver): a stage is backed up only once
-// every stage before it succeeded. Those stages are recorded as
-// succeeded too, at now, so that going on does not run their steps and
-// gates again after the stage's steps may have changed the platform.
-func AdoptBackup(r *v1alpha1.UpgradeRun, stage int, ref *v1alpha1.BackupRef, now time.Time) {
-	st := &r.Status
-	st.Transitions++
-	ss := &st.Stages[stage]
-	if ss.Phase == v1alpha1.PhasePending {
-		t := metav1.NewMicroTime(now)
-		for i := range stage {
-			succeededBefore(&st.Stages[i], &t)
-		}
-	}
-	ss.Backup = ref
-	ss.Phase = v1alpha1.PhaseRunning
-	ss.Message = "backup found in the cluster: taken before the run stopped"
-	locate(r)
-}
-
-// succeededBefore records a stage that a stopped process finished, as
-// the next stage's backup shows, whose end it did not live to save.
-func succeededBefore(ss *v1alpha1.StageStatus, t *metav1.MicroTime) {
-	if ss.Phase == v1alpha1.PhaseSucceeded {
-		return
-	}
-	const msg = "succeeded before the run stopped: the next stage's backup was taken"
-	for _, list := range [][]v1alpha1.StepStatus{ss.Steps, ss.Gates} {
-		for j := range list {
-			if s := &list[j]; s.Phase != v1alpha1.PhaseSucceeded && s.Phase != v1alpha1.PhaseWarned {
-				s.Phase = v1alpha1.PhaseSucceeded
-				s.FinishedAt = t
-				s.Message = msg
-			}
-		}
-	}
-	ss.Phase = v1alpha1.PhaseSucceeded
-	ss.FinishedAt = t
-	ss.Message = ""
-}
-
 // Retry makes a run that failed without rollback go on from its failed
 // step (or gate); succeeded steps are not run again.
 func Retry(r *v1alpha1.UpgradeRun) error {

@@ -14,15 +14,8 @@ import (
 // expected failure is an Outcome with OK false; an error means the action
 // could not be finished here (interrupted, lease lost, unreachable API
 // after retries) and the run must stop as it was saved, to resume later.
-//
-// A stage's steps start while the record of its backup is being saved,
-// so a process that stopped may leave a stage whose backup was taken and
-// whose steps ran saved as backing up, or even as pending (a backup that
-// lands within the quick window is saved with its step's start, not
-// before): before Drive, the caller records such a backup (AdoptBackup),
-// so that going on does not take another (it could hold their changes)
-// and a rollback restores it. The caller finds it by the stage's backup
-// alone, whatever the record says of the stage.
+// Before a saved run is driven, its caller reconciles it with the
+// backups found in the cluster (Sought, Reconcile; see the package doc).
 type Actor interface {
 	Act(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error)
 }
@@ -64,105 +57,57 @@ type landed struct {
 	err error
 }
 
-// Drive moves the run until it is Done or an error stops it. Every
-// transition is saved before anything that follows it changes the
-// platform, or is found again on resume: a restore starts only once its
-// Begin is saved; a backup or a gate, which change nothing, and a step of
-// a stage whose backup is taken (a resumed run adopts it, and with it the
-// ends of the stages before: AdoptBackup) while it is; and a
-// finished action's outcome is saved with the Begin of the action it lets
-// start (one write for both, since nothing touches the cluster between
-// them), or alone when nothing starts; a gate's or a backup's Begin waits
-// a moment unsaved for it to land, so quick ones cost no write of their
-// own. Actions run one at a time, except the steps of a graph stage, which
-// run side by side as their dependencies allow; the run itself is only
+// Drive moves the run until it is Done or an error stops it. What may
+// start before its Begin is saved is the package doc's rule; everything
+// else starts once it is. A finished action's outcome is saved with the
+// Begin of the action it lets start, or alone when nothing starts.
+// Actions run one at a time, except the steps of a graph stage, which run
+// side by side as their dependencies allow; the run itself is only
 // touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
-	inflight := map[Action]context.CancelCauseFunc{}
-	results := make(chan landed)
-	rec := &recorder{observing: d.Observe != nil}
-	var stopped error // set: no new actions; wait for the flight to land
-	stopAll := func(cause error) {
-		if stopped == nil {
-			stopped = cause
-		}
-		for _, cancel := range inflight {
-			cancel(cause)
-		}
-	}
-	// land records what a finished action tells.
-	land := func(l landed) {
-		inflight[l.a](nil)
-		delete(inflight, l.a)
-		switch {
-		case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
-			rec.record(r, func() { Cancel(r, l.a, d.Now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
-			return
-		case l.err != nil:
-			stopAll(l.err)
-			return
-		case stopped != nil:
-			return // draining after an error: record nothing more
-		}
-		rec.record(r, func() { Complete(r, l.a, l.o, d.Now()) }, Event{Action: l.a, Outcome: l.o})
-		if r.Status.Phase != v1alpha1.RunRunning {
-			// The stage failed: stop its other steps before the rollback.
-			for _, cancel := range inflight {
-				cancel(ErrSiblingFailed)
-			}
-		}
-	}
+	f := &flight{d: d, r: r, inflight: map[Action]context.CancelCauseFunc{}, results: make(chan landed), rec: &recorder{observing: d.Observe != nil}}
 	for {
 		var begun []begunAction
-		if stopped == nil {
+		if f.stopped == nil {
 			var err error
-			if begun, err = d.begin(ctx, r, inflight, rec); err != nil {
-				stopAll(err)
+			if begun, err = d.begin(ctx, r, f.inflight, f.rec); err != nil {
+				f.stop(err)
 			}
 		}
-		// A backup or a gate changes nothing of the platform: it starts
-		// while its Begin is being saved. A crash before that save lands
-		// resumes from the save before, as a crash a moment earlier would.
-		// So does a step of a stage whose backup is taken: the resumed
-		// run adopts that backup (Actor's contract), so the rollback
-		// still restores the stage as it was.
-		quiet := readOnly(begun)
-		early := quiet || backedUp(r, begun)
+		// What may start before its Begin is saved (package doc).
+		quiet := readOnly(begun) && !f.rec.lossy
+		early := quiet || backedUp(r, begun, f.rec) && !f.rec.lossy
 		if early {
 			for _, b := range begun {
-				d.start(r, b, results)
+				d.start(r, b, f.results)
 			}
 		}
-		// A gate, or a backup, is quicker than a save, mostly: rather
-		// than save the transitions before it and then its outcome, wait
-		// a moment for it and save both at once. Nothing changes the
-		// platform before the next save, so a crash meanwhile is one a
-		// moment earlier; but for the steps of a stage whose backup
-		// landed so, which start before that save (see Actor).
-		if quiet && stopped == nil {
-			if l, ok := rec.awaitQuick(results, d.quickWindow()); ok {
-				land(l)
+		// A gate or a backup is mostly quicker than a save: wait a
+		// moment for it and save both transitions in one write.
+		if quiet && f.stopped == nil {
+			if l, ok := f.rec.awaitQuick(f.results, d.quickWindow()); ok {
+				f.land(l)
 				continue
 			}
 		}
-		if err := d.flush(ctx, r, rec); err != nil {
+		if err := d.flush(ctx, r, f.rec); err != nil {
 			if !early {
 				for _, b := range begun { // never started: nothing to wait for
 					b.cancel(err)
-					delete(inflight, b.a)
+					delete(f.inflight, b.a)
 				}
 			}
 			begun = nil
-			stopAll(err)
+			f.stop(err)
 		}
 		if !early {
 			for _, b := range begun {
-				d.start(r, b, results)
+				d.start(r, b, f.results)
 			}
 		}
-		if len(inflight) == 0 {
-			if stopped != nil {
-				return stopped
+		if len(f.inflight) == 0 {
+			if f.stopped != nil {
+				return f.stopped
 			}
 			if Next(r).Kind == Done {
 				return nil
@@ -171,7 +116,51 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			// remaining steps wait on steps that will not succeed.
 			return fmt.Errorf("run %s: no step of stage %s can start (check dependsOn)", r.Name, r.Status.Stages[Next(r).Stage].Name)
 		}
-		land(<-results)
+		f.land(<-f.results)
+	}
+}
+
+// flight is one Drive's actions in flight and what it recorded of them.
+type flight struct {
+	d        *Driver
+	r        *v1alpha1.UpgradeRun
+	inflight map[Action]context.CancelCauseFunc
+	results  chan landed
+	rec      *recorder
+	stopped  error // set: no new actions; wait for the flight to land
+}
+
+// stop starts no new action and cancels those in flight.
+func (f *flight) stop(cause error) {
+	if f.stopped == nil {
+		f.stopped = cause
+	}
+	for _, cancel := range f.inflight {
+		cancel(cause)
+	}
+}
+
+// land records what a finished action tells.
+func (f *flight) land(l landed) {
+	f.inflight[l.a](nil)
+	delete(f.inflight, l.a)
+	r, now := f.r, f.d.Now
+	switch {
+	case l.err != nil && errors.Is(l.err, ErrSiblingFailed):
+		f.rec.record(r, func() { Cancel(r, l.a, now()) }, Event{Action: l.a, Outcome: Outcome{Message: "cancelled"}})
+		return
+	case l.err != nil:
+		f.stop(l.err)
+		return
+	case f.stopped != nil:
+		return // draining after an error: record nothing more
+	}
+	f.rec.record(r, func() { Complete(r, l.a, l.o, now()) }, Event{Action: l.a, Outcome: l.o})
+	if r.Status.Phase != v1alpha1.RunRunning {
+		// The stage failed: stop its other steps before the rollback.
+		for _, cancel := range f.inflight {
+			cancel(ErrSiblingFailed)
+		}
 	}
 }
 
@@ -220,16 +209,13 @@ func readOnly(begun []begunAction) bool {
 }
 
 // backedUp tells whether every begun action is a step of a running
-// stage whose backup is recorded (in memory: its save may be in flight)
-// and holds all a rollback needs. A Helm release's starting revision is
-// kept in the record alone, not with the backup, so a stage with Helm
-// releases waits for that save.
-func backedUp(r *v1alpha1.UpgradeRun, begun []begunAction) bool {
+// stage whose backup is recorded in this very batch, not yet saved: a
+// resumed run that finds that backup learns that these steps may have
+// started (Reconcile). A later step of the stage starts once its Begin is
+// saved, since nothing else would tell a resumed run it had.
+func backedUp(r *v1alpha1.UpgradeRun, begun []begunAction, rec *recorder) bool {
 	for _, b := range begun {
-		if b.a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning {
-			return false
-		}
-		if ref := r.Status.Stages[b.a.Stage].Backup; ref == nil || len(ref.HelmReleases) > 0 {
+		if b.a.Kind != RunStep || r.Status.Phase != v1alpha1.RunRunning || r.Status.Stages[b.a.Stage].Backup == nil || !rec.backedUp(b.a.Stage) {
 			return false
 		}
 	}
@@ -253,7 +239,7 @@ func (d *Driver) flush(ctx context.Context, r *v1alpha1.UpgradeRun, rec *recorde
 		return nil
 	}
 	events := rec.events
-	rec.events = nil
+	rec.events, rec.lossy = nil, false
 	if err := d.Saver.Save(ctx, r); err != nil {
 		return err
 	}
@@ -271,6 +257,11 @@ type recorder struct {
 	observing bool
 	events    []Event
 	since     time.Time // when the first of events was recorded
+	// lossy: an outcome among events failed or warned. A resumed run
+	// that finds the next stage's backup records the stages before it
+	// as succeeded (Reconcile), so nothing starts before such an
+	// outcome is saved.
+	lossy bool
 }
 
 // quickWindow is how long transitions may wait unsaved for a gate or a
@@ -278,9 +269,7 @@ type recorder struct {
 // never later for it (its outcome would have waited for that save
 // anyway); one that lands just after it can wait for the save the window
 // put off, up to one save's time. Meanwhile observers see the
-// transitions late, and a crash redoes that much, but for a stage whose
-// backup landed so and whose step started: a resumed run finds that
-// backup, and with it that the stages before had succeeded (AdoptBackup).
+// transitions late, and a crash redoes that much (package doc).
 const quickWindow = 200 * time.Millisecond
 
 func (d *Driver) quickWindow() time.Duration {
@@ -307,6 +296,17 @@ func (c *recorder) awaitQuick(results <-chan landed, window time.Duration) (land
 	}
 }
 
+// backedUp tells whether the backup of stage is among the unsaved
+// transitions.
+func (c *recorder) backedUp(stage int) bool {
+	for _, e := range c.events {
+		if !e.Begin && e.Action.Kind == Backup && e.Action.Stage == stage && e.Outcome.OK {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *recorder) record(r *v1alpha1.UpgradeRun, transition func(), e Event) {
 	if len(c.events) == 0 {
 		c.since = time.Now()
@@ -317,6 +317,7 @@ func (c *recorder) record(r *v1alpha1.UpgradeRun, transition func(), e Event) {
 	transition()
 	e.Run = r
 	c.events = append(c.events, e)
+	c.lossy = c.lossy || !e.Begin && !e.Outcome.OK
 }
 
 // snapshot copies the run for an action to read while the driver goes on

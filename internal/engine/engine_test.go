@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +31,7 @@ type scenario struct {
 	plan  *v1alpha1.UpgradePlan
 	saved []byte
 	clock time.Time
+	world *world // the cluster: outlives a killed process
 }
 
 var errKilled = errors.New("killed after saving")
@@ -41,6 +41,7 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 	case "plan":
 		s.plan = parsePlan(t, d)
 		s.clock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		s.world = newWorld()
 		r := NewRun(s.plan, "sha256:plan", nil, s.now())
 		s.save(t, r)
 		return "ok"
@@ -50,6 +51,7 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 		return render(s.load(t))
 	case "rollback", "retry", "abort", "resume", "new-attempt":
 		r := s.load(t)
+		found := s.reconcile(r) // as a driver does before a command
 		var err error
 		switch d.Cmd {
 		case "rollback":
@@ -67,7 +69,7 @@ func (s *scenario) handle(t *testing.T, d *datadriven.TestData) string {
 			return "error: " + err.Error()
 		}
 		s.save(t, r)
-		return fmt.Sprintf("phase %s", r.Status.Phase)
+		return found + fmt.Sprintf("phase %s", r.Status.Phase)
 	case "apply":
 		return s.apply(t, d)
 	case "approve":
@@ -162,252 +164,6 @@ func (s *scenario) approve(t *testing.T, d *datadriven.TestData) string {
 		return fmt.Sprintf("approved %s ahead: the run will not stop there", a.Step)
 	}
 	return fmt.Sprintf("approved %s, where the run waits", a.Step)
-}
-
-// run drives the saved run with a fake actor. Arguments:
-//
-//	fail=ACTION,…   ACTION is backup:STAGE, step:STEP, gate:STAGE/INDEX or
-//	                restore:STAGE; each fails once
-//	logs=ACTION,…   the failure's message goes on with a container's last
-//	                log lines, as a crashing pod's does
-//	kill=N          the process dies right after saving transition N
-//	lose-lease=N    the lease is lost during the action begun at transition N
-//	wait=ACTION,…   the action stops the run to wait (an approval with
-//	                apply --no-wait): the drive ends, the step Running
-func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
-	var out strings.Builder
-	fails, slow, waits, logs := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-	killAt, loseAt := -1, -1
-	quiet := false
-	for _, arg := range d.CmdArgs {
-		switch arg.Key {
-		case "quiet": // graph stages: the order of lines is not fixed
-			quiet = true
-		case "slow":
-			for _, v := range arg.Vals {
-				slow[v] = true
-			}
-		case "fail":
-			for _, v := range arg.Vals {
-				fails[v] = true
-			}
-		case "wait":
-			for _, v := range arg.Vals {
-				waits[v] = true
-			}
-		case "logs":
-			for _, v := range arg.Vals {
-				logs[v] = true
-			}
-		case "kill":
-			killAt = atoi(t, arg.Vals[0])
-		case "lose-lease":
-			loseAt = atoi(t, arg.Vals[0])
-		default:
-			t.Fatalf("run: unknown argument %s", arg.Key)
-		}
-	}
-	r := s.load(t)
-	lines := &out
-	if quiet {
-		lines = nil
-	}
-	err := s.driveWith(r, fails, slow, waits, logs, killAt, loseAt, lines)
-	switch {
-	case errors.Is(err, errKilled):
-		fmt.Fprintf(&out, "killed after saving transitions up to %d\n", s.load(t).Status.Transitions)
-	case err != nil:
-		fmt.Fprintf(&out, "stopped: %v\n", err)
-	default:
-		fmt.Fprintf(&out, "=> %s: %s\n", r.Status.Phase, r.Status.Message)
-	}
-	return out.String()
-}
-
-func (s *scenario) drive(r *v1alpha1.UpgradeRun, fails map[string]bool, killAt, loseAt int, out *strings.Builder) error {
-	return s.driveWith(r, fails, nil, nil, nil, killAt, loseAt, out)
-}
-
-// driveWith is drive where the actions in slow run until they are
-// cancelled (a branch still working when its sibling fails), those in
-// waits stop the run to wait, and the failures of those in logs go on
-// with log lines.
-func (s *scenario) driveWith(r *v1alpha1.UpgradeRun, fails, slow, waits, logs map[string]bool, killAt, loseAt int, out *strings.Builder) error {
-	var mu sync.Mutex // graph stages act side by side
-	actor := actorFunc(func(ctx context.Context, r *v1alpha1.UpgradeRun, a Action) (Outcome, error) {
-		if r.Status.Transitions == loseAt {
-			return Outcome{}, errors.New("lease lost")
-		}
-		key := actionKey(r, a)
-		mu.Lock()
-		fail := fails[key]
-		delete(fails, key)
-		mu.Unlock()
-		if waits[key] {
-			return Outcome{}, errors.New("waiting for approval")
-		}
-		if slow[key] {
-			<-ctx.Done() // runs until stopped
-			return Outcome{}, context.Cause(ctx)
-		}
-		if fail {
-			o := Outcome{Message: "injected failure of " + key}
-			if logs[key] {
-				o.Message += "\nlast log lines of pod demo/x-1 container x:\n  panic: injected"
-			}
-			if a.Kind == Restore {
-				o.Rollback = &v1alpha1.Rollback{Differences: []string{"deployment demo/x: spec.replicas was 2 is 3"}}
-			}
-			return o, nil
-		}
-		switch a.Kind {
-		case Backup:
-			objects := 1
-			if strings.HasPrefix(r.Spec.Plan.Stages[a.Stage].Name, "hold") {
-				objects = 0 // a stage of approvals and pauses touches nothing
-			}
-			return Outcome{OK: true, Backup: &v1alpha1.BackupRef{Secrets: []string{"b-" + key}, Objects: objects}}, nil
-		case Restore:
-			return Outcome{OK: true, Rollback: &v1alpha1.Rollback{Restored: 1}}, nil
-		}
-		return Outcome{OK: true, Message: "done"}, nil
-	})
-	saver := saverFunc(func(_ context.Context, r *v1alpha1.UpgradeRun) error {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		s.saved = b
-		// Kill at the first save that holds transition killAt: a
-		// transition is saved together with the ones that follow it
-		// before any IO.
-		if killAt > 0 && r.Status.Transitions >= killAt {
-			return errKilled
-		}
-		return nil
-	})
-	drv := &Driver{Actor: actor, Saver: saver, Now: s.now, Observe: func(e Event) {
-		if out == nil {
-			return
-		}
-		if e.Begin {
-			fmt.Fprintf(out, "%d begin %s\n", e.Run.Status.Transitions, actionKey(e.Run, e.Action))
-			return
-		}
-		verdict := "ok"
-		if !e.Outcome.OK {
-			verdict = "FAILED"
-		}
-		fmt.Fprintf(out, "%d %s %s -> run %s\n", e.Run.Status.Transitions, verdict, actionKey(e.Run, e.Action), e.Run.Status.Phase)
-	}}
-	return drv.Drive(context.Background(), r)
-}
-
-// resumeEverywhere kills the run after each transition in turn, resumes
-// it, and checks it ends exactly as an uninterrupted run does.
-func (s *scenario) resumeEverywhere(t *testing.T, d *datadriven.TestData) string {
-	fails := func() map[string]bool {
-		m := map[string]bool{}
-		for _, arg := range d.CmdArgs {
-			if arg.Key == "fail" {
-				for _, v := range arg.Vals {
-					m[v] = true
-				}
-			}
-		}
-		return m
-	}
-	// Start from a fresh run of the plan; the scenario's own saved run
-	// is left as it was.
-	before := s.saved
-	defer func() { s.saved = before }()
-	s.save(t, NewRun(s.plan, "sha256:plan", nil, s.now()))
-	start := s.saved
-	if err := s.drive(s.load(t), fails(), -1, -1, nil); err != nil {
-		t.Fatal(err)
-	}
-	want := s.load(t)
-	total := want.Status.Transitions
-	var bad []string
-	for n := s.loadFrom(t, start).Status.Transitions + 1; n < total; n++ {
-		s.saved = start
-		f := fails()
-		if err := s.drive(s.load(t), f, n, -1, nil); !errors.Is(err, errKilled) {
-			t.Fatalf("kill at %d: %v", n, err)
-		}
-		killed := s.load(t)
-		// A failure injected into an action recorded as completed before
-		// the kill is spent; the resumed process must not see it again.
-		// One whose action ran but was not recorded (a gate started while
-		// its Begin was being saved) fails again, as after a real crash.
-		doneBefore := succeededSteps(killed)
-		var resumed strings.Builder
-		if err := s.drive(killed, spent(fails(), killed), -1, -1, &resumed); err != nil {
-			t.Fatal(err)
-		}
-		for _, done := range doneBefore {
-			if strings.Contains(resumed.String(), " begin "+done+"\n") {
-				bad = append(bad, fmt.Sprintf("kill after %d: succeeded %s ran again", n, done))
-			}
-		}
-		got := s.load(t)
-		if g, w := render(got), render(want); g != w {
-			bad = append(bad, fmt.Sprintf("kill after %d:\n%s", n, diffLines(w, g)))
-		}
-	}
-	if len(bad) > 0 {
-		return strings.Join(bad, "\n")
-	}
-	return fmt.Sprintf("killed after each of transitions %d..%d; every resumed run ended %s as the uninterrupted one", s.loadFrom(t, start).Status.Transitions+1, total-1, want.Status.Phase)
-}
-
-// succeededSteps are the keys of the steps and gates recorded as succeeded.
-func succeededSteps(r *v1alpha1.UpgradeRun) []string {
-	var keys []string
-	for i, ss := range r.Status.Stages {
-		for _, st := range ss.Steps {
-			if st.Phase == v1alpha1.PhaseSucceeded {
-				keys = append(keys, "step:"+st.Name)
-			}
-		}
-		for j, g := range ss.Gates {
-			if g.Phase == v1alpha1.PhaseSucceeded {
-				keys = append(keys, fmt.Sprintf("gate:%s/%d", r.Spec.Plan.Stages[i].Name, j))
-			}
-		}
-	}
-	return keys
-}
-
-// spent drops failures whose action was already recorded as failed.
-func spent(f map[string]bool, r *v1alpha1.UpgradeRun) map[string]bool {
-	for i, ss := range r.Status.Stages {
-		if ss.Backup == nil && ss.Phase == v1alpha1.PhaseFailed {
-			delete(f, "backup:"+ss.Name)
-		}
-		if ss.Phase == v1alpha1.PhaseRollbackErr {
-			delete(f, "restore:"+ss.Name)
-		}
-		for _, st := range ss.Steps {
-			if st.Phase == v1alpha1.PhaseFailed || st.Attempts > 0 && st.FinishedAt != nil {
-				delete(f, "step:"+st.Name)
-			}
-		}
-		for j, g := range ss.Gates {
-			if g.FinishedAt != nil {
-				delete(f, fmt.Sprintf("gate:%s/%d", r.Spec.Plan.Stages[i].Name, j))
-			}
-		}
-	}
-	return f
-}
-
-func (s *scenario) loadFrom(t *testing.T, b []byte) *v1alpha1.UpgradeRun {
-	var r v1alpha1.UpgradeRun
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
 }
 
 func actionKey(r *v1alpha1.UpgradeRun, a Action) string {

@@ -65,76 +65,6 @@ type takenSnapshot struct {
 	snap    *backup.Snapshot
 }
 
-// adoptBackups, before a drive, records the backups of the stages the
-// saved run shows backing up, and of the next stage to begin: a process
-// that stopped may have taken one and started the stage's steps while its
-// record was being saved (the driver lets them; a backup that landed
-// within the driver's quick window was not even saved as begun), so going
-// on must not take another (it could hold their changes) and a rollback
-// must restore it. A stage without a whole backup, or with one saved
-// unclaimed (taken early, while the stage before ran: no step began with
-// it), ran no step, and takes its backup again going forward. A backup
-// that is there but does not load stops the drive, changing nothing: it
-// may be the only copy of the objects before their stage. fresh: the run
-// was just created or started a new attempt, so no stage has a backup.
-func (a *actor) adoptBackups(ctx context.Context, r *v1alpha1.UpgradeRun, fresh bool, notice func(string)) error {
-	if fresh {
-		return nil
-	}
-	next := nextToBegin(r)
-	for i, ss := range r.Status.Stages {
-		begun := ss.Phase == v1alpha1.PhaseBackingUp || (i == next && ss.Phase == v1alpha1.PhasePending)
-		if !begun || ss.Backup != nil || hasHelmStep(r.Spec.Plan.Stages[i]) {
-			// A stage with Helm releases starts its steps only once its
-			// backup is saved with their revisions (engine.Driver).
-			continue
-		}
-		key := backup.Key{Run: r.Name, Stage: ss.Name, Attempt: r.Status.Attempt}
-		ref, err := a.backups.Find(ctx, key, string(r.UID))
-		switch {
-		case ctx.Err() != nil:
-			return context.Cause(ctx)
-		case errors.Is(err, backup.ErrCorrupt):
-			// Running again cannot help: the objects as they were before
-			// the stage are in no backup that loads.
-			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup is damaged (%w), so neither going on nor a rollback could undo what its steps may have changed; nothing was changed: put the stage's objects back as they were before the run by hand, delete that backup (kubectl delete secrets -n %s -l %s), then run the command again: the stage is then backed up afresh", ss.Name, r.Name, err, a.backups.Namespace(), key.Selector())
-		case err != nil:
-			return fmt.Errorf("stage %s was backing up when run %s stopped, and its backup in namespace %s cannot be read, so neither going on nor a rollback could undo that stage's changes: %w; nothing was changed: check that backup (upshift backup show %s --stage %s) and this user's access to Secrets there, then run the command again", ss.Name, r.Name, a.backups.Namespace(), err, r.Name, ss.Name)
-		}
-		if ref == nil {
-			continue
-		}
-		engine.AdoptBackup(r, i, ref, time.Now())
-		then := "the run goes on from it"
-		if r.Status.Phase == v1alpha1.RunRollingBack {
-			then = "the rollback restores it"
-		}
-		notice(fmt.Sprintf("stage %s: its backup was taken before the run stopped (%s); %s", ss.Name, describeBackup(ref), then))
-	}
-	return nil
-}
-
-// nextToBegin is the first pending stage after every stage that began:
-// the one whose backup may have landed unsaved; -1 when there is none.
-func nextToBegin(r *v1alpha1.UpgradeRun) int {
-	for i, ss := range r.Status.Stages {
-		if ss.Phase == v1alpha1.PhasePending {
-			return i
-		}
-	}
-	return -1
-}
-
-// hasHelmStep tells whether a stage has a helm step.
-func hasHelmStep(st v1alpha1.Stage) bool {
-	for _, s := range st.Steps {
-		if s.Helm != nil {
-			return true
-		}
-	}
-	return false
-}
-
 var _ engine.Actor = (*actor)(nil)
 
 // Act does one action. Its message is stored in the run record, which
@@ -270,7 +200,7 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 // it read back and verified (backup.Save does) before any change. snap,
 // if not nil, is the stage's snapshot read ahead (readAhead). A backup
 // that a stopped process took of this stage attempt was adopted before
-// the drive (adoptBackups) when its steps may have run; otherwise no step
+// the drive (Session.reconcile) when its steps may have run; otherwise no step
 // of the stage ran, and Save writes over what is left of it.
 func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, snap *backup.Snapshot) (engine.Outcome, error) {
 	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
@@ -285,20 +215,22 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, s
 		}
 	}
 	snap.RunUID = string(r.UID)
+	var err error
+	// The releases' revisions go into the snapshot, so a backup found
+	// after a stop holds them as the record would (backup.Client.Find).
+	if snap.HelmReleases, err = a.helmRevisions(ctx, stage); err != nil {
+		return a.failed(ctx, err)
+	}
 	enc, err := backup.Encode(snap)
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
-	}
-	revisions, err := a.helmRevisions(ctx, stage)
-	if err != nil {
-		return a.failed(ctx, err)
 	}
 	ref, err := a.backups.SaveEncoded(ctx, key, enc)
 	if err != nil {
 		return a.failed(ctx, fmt.Errorf("save: %w", err))
 	}
 	a.taken.Store(&takenSnapshot{run: string(r.UID), attempt: r.Status.Attempt, stage: stage, snap: snap})
-	ref.HelmReleases = revisions
+	ref.HelmReleases = snap.HelmReleases
 	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
 }
 

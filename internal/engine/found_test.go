@@ -32,7 +32,16 @@ func TestAdoptedBackupIsRestoredFirst(t *testing.T) {
 		t.Fatalf("before the adoption: next %s, want the restore of stage 0 (stage 1 has no backup)", a)
 	}
 	before := r.Status.Transitions
-	AdoptBackup(r, 1, &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1}, now)
+	if got := Sought(r); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("sought %v, want stage 1 (saved as backing up)", got)
+	}
+	found := []Found{{Stage: 0, Backup: &v1alpha1.BackupRef{Secrets: []string{"stale"}}}, {Stage: 1, Backup: &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1}}}
+	if adopted := Reconcile(r, found, now); len(adopted) != 1 || adopted[0].Stage != 1 {
+		t.Fatalf("adopted %v, want stage 1 alone (stage 0's backup is in the record)", adopted)
+	}
+	if got := r.Status.Stages[0].Backup.Secrets[0]; got != "b" {
+		t.Errorf("stage 0's backup is %s: the record's must stay", got)
+	}
 	if a := Next(r); a.Kind != Restore || a.Stage != 1 {
 		t.Fatalf("after the adoption: next %s, want the restore of stage 1", a)
 	}
@@ -62,7 +71,10 @@ func TestAdoptedBackupOfAPendingStageEndsTheStagesBefore(t *testing.T) {
 	Begin(r, Action{Kind: Backup, Stage: 0}, now)
 	Complete(r, Action{Kind: Backup, Stage: 0}, Outcome{OK: true, Backup: &v1alpha1.BackupRef{Secrets: []string{"b"}, Objects: 1}}, now)
 	Begin(r, Action{Kind: RunStep, Stage: 0}, now) // saved; what follows was not
-	AdoptBackup(r, 1, &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1}, now.Add(time.Minute))
+	if got := Sought(r); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("sought %v, want stage 1 (the first pending)", got)
+	}
+	Reconcile(r, []Found{{Stage: 1, Backup: &v1alpha1.BackupRef{Secrets: []string{"found"}, Objects: 1}}}, now.Add(time.Minute))
 	if a := Next(r); a.Kind != RunStep || a.Stage != 1 {
 		t.Fatalf("after the adoption: next %s, want agent's step (web's step and gate ran before the stop)", a)
 	}
