@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,9 +21,6 @@ import (
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
-	"github.com/upshift-dev/upshift/internal/steps/freeze"
-	"github.com/upshift-dev/upshift/internal/steps/job"
-	"github.com/upshift-dev/upshift/internal/steps/wait"
 )
 
 // Defaults the plan format documents.
@@ -44,7 +40,7 @@ type actor struct {
 	// readyTimeout bounds the wait for restored workloads.
 	readyTimeout time.Duration
 	// runs is the runs namespace and the driver's client (freeze steps).
-	runs freeze.Runs
+	runs step.Runs
 	// ahead is the first stage's snapshot read ahead, for a new run's
 	// first action (see readAhead); nil when there is none.
 	ahead *readAhead
@@ -142,7 +138,7 @@ func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 		Objects: a.plan.objectsFor(stage, i),
 		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
 		Attempt: attemptOf(r),
-		Waits:   wait.Options{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
+		Waits:   step.Waits{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
 		Run:     a.plan.RunName(),
 		Runs:    a.runs,
 	}
@@ -168,7 +164,7 @@ func (a *actor) approvals(ctx context.Context, stepName string) (*v1alpha1.Appro
 // awaitApproval waits, on one watch of the saved run, until it holds an
 // approval of the step: heard as soon as it is written, where reading the
 // run every poll cost a request each time and heard it up to that late.
-// A user who may not watch runs gets wait.ErrCannotAwait, and the step
+// A user who may not watch runs gets step.ErrCannotAwait, and the step
 // reads instead.
 func (a *actor) awaitApproval(ctx context.Context, stepName string) (*v1alpha1.Approval, error) {
 	var got *v1alpha1.Approval
@@ -180,7 +176,7 @@ func (a *actor) awaitApproval(ctx context.Context, stepName string) (*v1alpha1.A
 	case got != nil:
 		return got, nil
 	case apierrors.IsForbidden(err):
-		return nil, wait.ErrCannotAwait
+		return nil, step.ErrCannotAwait
 	case err == nil:
 		err = context.Cause(ctx)
 	}
@@ -216,9 +212,10 @@ func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, s
 	}
 	snap.RunUID = string(r.UID)
 	var err error
-	// The releases' revisions go into the snapshot, so a backup found
-	// after a stop holds them as the record would (backup.Client.Find).
-	if snap.HelmReleases, err = a.helmRevisions(ctx, stage); err != nil {
+	// What the stage's kinds keep (Helm releases' revisions) goes into
+	// the snapshot, so a backup found after a stop holds it as the record
+	// would (backup.Client.Find).
+	if snap.HelmReleases, err = a.kept(ctx, stage); err != nil {
 		return a.failed(ctx, err)
 	}
 	enc, err := backup.Encode(snap)
@@ -339,99 +336,6 @@ func (a *actor) result(ctx context.Context, res step.Result) (engine.Outcome, er
 		return engine.Outcome{}, context.Cause(ctx)
 	}
 	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
-}
-
-// restore puts the stage's objects back from its backup and verifies them.
-// A corrupt backup refuses: restoring half a snapshot is worse than none.
-func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
-	ref := r.Status.Stages[stage].Backup
-	snap, err := a.backups.Load(ctx, *ref)
-	if err != nil {
-		if errors.Is(err, backup.ErrCorrupt) {
-			return engine.Outcome{Message: "backup unusable, nothing restored: " + err.Error()}, nil
-		}
-		return a.failed(ctx, fmt.Errorf("load backup: %w", err))
-	}
-	released, undone, o, err := a.undoSteps(ctx, r, stage)
-	if err != nil || !o.OK {
-		return o, err
-	}
-	rb, err := a.backups.Restore(ctx, snap, backup.RestoreOptions{ReadyTimeout: a.readyTimeout, Managed: helmManaged(snap, released)})
-	if err != nil {
-		return a.failed(ctx, fmt.Errorf("restore: %w", err))
-	}
-	notBack, err := a.envNotBack(ctx, stage, snap)
-	if err != nil {
-		return a.failed(ctx, fmt.Errorf("verify the variables envKept gates name: %w", err))
-	}
-	rb.Differences = append(rb.Differences, notBack...)
-	o = engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
-	var parts []string
-	parts = append(parts, undone...)
-	if len(rb.Kept) > 0 {
-		parts = append(parts, "kept "+strings.Join(rb.Kept, "; "))
-	}
-	if !o.OK {
-		parts = append(parts, fmt.Sprintf("%d difference(s) after restore: %s", len(rb.Differences), strings.Join(rb.Differences, "; ")))
-	}
-	parts = append(parts, rb.NotCompared...) // each says "…, not compared"
-	o.Message = strings.Join(parts, "; ")
-	return o, nil
-}
-
-// undoSteps undoes, last step first, what the snapshot restore cannot:
-// it rolls the stage's Helm releases back to the revisions its backup
-// recorded, and runs the down-migrations of its job steps, before the
-// stage's objects are restored (the schema goes back while the old
-// objects are not yet back). A failure stops the rollback there, with the
-// snapshot not restored, for an operator.
-func (a *actor) undoSteps(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) ([]releaseBack, []string, engine.Outcome, error) {
-	var released []releaseBack
-	var undone []string // what was done, for the stage's message
-	steps := a.plan.Plan.Spec.Stages[stage].Steps
-	for i := len(steps) - 1; i >= 0; i-- {
-		s := steps[i]
-		if r.Status.Stages[stage].Steps[i].Attempts == 0 {
-			continue
-		}
-		if s.Helm != nil {
-			msg, err := a.helmRollback(ctx, r.Status.Stages[stage].Backup, s)
-			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, lease.ErrFenced) || kube.Unreachable(err) {
-					o, err := a.failed(ctx, err)
-					return nil, nil, o, err
-				}
-				return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollback of step %s's release failed, nothing else restored: %v", s.Name, err)}, nil
-			}
-			released = append(released, releaseBack{release: s.Helm.Release, namespace: s.Helm.Namespace})
-			undone = append(undone, msg)
-			continue
-		}
-		if s.Job == nil || s.Job.RollbackJob == nil {
-			continue
-		}
-		objs := a.plan.Objects[RollbackJobPath(stage, i)]
-		if objs == nil {
-			why := "is not saved with the run"
-			if a.plan.SourcesErr != nil {
-				why = "could not be read: " + a.plan.SourcesErr.Error()
-			}
-			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollbackJob source of step %s %s; nothing restored: apply the plan again to save its sources, then roll back", s.Name, why)}, nil
-		}
-		res, err := job.RunRollbackJob(ctx, *s.Job, objs, durationOr(s.Timeout, DefaultStepTimeout), attemptOf(r), a.deps.Applier, a.deps.Waiter, a.deps.Clientset)
-		if err != nil {
-			o, err := a.failed(ctx, fmt.Errorf("rollback job of step %s: %w", s.Name, err))
-			return nil, nil, o, err
-		}
-		if res.Outcome != step.Succeeded {
-			if ctx.Err() != nil {
-				return nil, nil, engine.Outcome{}, context.Cause(ctx)
-			}
-			return nil, nil, engine.Outcome{Message: fmt.Sprintf("the rollback job of step %s failed, nothing restored: %s", s.Name, res.Message)}, nil
-		}
-		undone = append(undone, "rollback job: "+res.Message)
-	}
-	return released, undone, engine.Outcome{OK: true}, nil
 }
 
 // failed turns an executor error into the right thing: when the context

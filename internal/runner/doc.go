@@ -1,6 +1,15 @@
-// Package runner drives runs against a cluster: it resolves a plan's
-// sources, takes the lease, decides what `apply` does with the saved run,
-// and lets the engine's driver move the run with real executors, backups
-// and a store in the cluster. The CLI is a thin layer over it; the
-// controller and the HTTP server will be too.
+// Package runner drives runs against a cluster for every driver (the CLI,
+// the controller, the HTTP server): it resolves a plan's sources,
+// preflights it, takes the lease, decides what `apply` does with the
+// saved run (engine.DecideApply), reconciles a saved run with the backups
+// found for it (reconcile.go, engine.Reconcile), and lets the engine's
+// driver move the run with real executors, backups and a store in the
+// cluster (the actor: actor.go, restore.go).
+//
+// It knows step kinds only through the contract in internal/step and the
+// registry in internal/steps: what a kind keeps in its stage's backup or
+// undoes in a rollback is asked of it (step.Keeper, step.Reverter), never
+// switched on here. How a run moves through this package and why a kill
+// at any instant resumes safely: docs/design.md and internal/engine's
+// package doc.
 package runner

@@ -7,12 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/source"
-	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps"
-	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 )
 
 // readHelm fetches a helm step's chart (as an archive) and reads its
@@ -111,66 +107,3 @@ func (r *Resolved) helmValues(stage, step int) (map[string]any, error) {
 	}
 	return helmx.MergeValues(files, inline)
 }
-
-func (a *actor) helmClients() helmstep.Clients { return steps.HelmClients(a.deps) }
-
-// helmRevisions records, before a stage changes anything, the revision
-// each of its Helm releases is at.
-func (a *actor) helmRevisions(ctx context.Context, stage int) ([]v1alpha1.HelmRevision, error) {
-	var out []v1alpha1.HelmRevision
-	for _, s := range a.plan.Plan.Spec.Stages[stage].Steps {
-		if s.Helm == nil {
-			continue
-		}
-		rev, err := helmstep.StartingRevision(ctx, a.deps.Helm, s.Helm.Release, s.Helm.Namespace)
-		if err != nil {
-			return nil, fmt.Errorf("read release %s/%s: %w", s.Helm.Namespace, s.Helm.Release, err)
-		}
-		out = append(out, v1alpha1.HelmRevision{Release: s.Helm.Release, Namespace: s.Helm.Namespace, Revision: rev})
-	}
-	return out, nil
-}
-
-// helmRollback returns one release to the revision the stage's backup
-// recorded (uninstalls it when it was not installed).
-func (a *actor) helmRollback(ctx context.Context, ref *v1alpha1.BackupRef, s v1alpha1.Step) (string, error) {
-	for _, hr := range ref.HelmReleases {
-		if hr.Release == s.Helm.Release && hr.Namespace == s.Helm.Namespace {
-			return helmstep.RollbackTo(ctx, a.helmClients(), hr.Release, hr.Namespace, hr.Revision, durationOr(s.Timeout, DefaultStepTimeout))
-		}
-	}
-	return "", fmt.Errorf("the backup records no revision of release %s/%s", s.Helm.Namespace, s.Helm.Release)
-}
-
-// releaseBack is a release a rollback returned to its recorded revision.
-type releaseBack struct {
-	release, namespace string
-}
-
-// helmManaged are the snapshot's objects that belong to a release rolled
-// back already (Helm's ownership annotations): Helm put them back, so the
-// restore only verifies them instead of writing over Helm's work.
-func helmManaged(snap *backup.Snapshot, released []releaseBack) map[step.Ref]bool {
-	if len(released) == 0 {
-		return nil
-	}
-	out := map[step.Ref]bool{}
-	for _, e := range snap.Entries {
-		if e.Object == nil {
-			continue
-		}
-		a := e.Object.GetAnnotations()
-		for _, rel := range released {
-			if a[helmReleaseName] == rel.release && a[helmReleaseNamespace] == rel.namespace {
-				out[e.Ref] = true
-			}
-		}
-	}
-	return out
-}
-
-// The annotations Helm sets on every object of a release.
-const (
-	helmReleaseName      = "meta.helm.sh/release-name"
-	helmReleaseNamespace = "meta.helm.sh/release-namespace"
-)

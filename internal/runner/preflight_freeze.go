@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+
 	"fmt"
 	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,7 +14,6 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/plan"
-	"github.com/upshift-dev/upshift/internal/steps/freeze"
 )
 
 // stepAt is a step of the plan by position.
@@ -35,12 +37,12 @@ var admissionOperation = map[string]string{"create": "CREATE", "patch": "UPDATE"
 // misspelt name would freeze nothing, silently.
 func (pf *preflight) freeze(ctx context.Context, p *field.Path, f *v1alpha1.FreezeStep) {
 	what := p.String() + " (its ValidatingAdmissionPolicy and binding)"
-	for _, kind := range []string{freeze.PolicyKind, freeze.BindingKind} {
-		gvk := schema.FromAPIVersionAndKind(freeze.APIVersion, kind)
+	for _, kind := range []string{"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
+		gvk := admissionv1.SchemeGroupVersion.WithKind(kind)
 		m, err := pf.s.deps.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		switch {
 		case meta.IsNoMatchError(err):
-			pf.errs = append(pf.errs, field.Invalid(p, kind, "the cluster does not serve "+freeze.APIVersion+" "+kind+": a freeze needs Kubernetes 1.30 or newer"))
+			pf.errs = append(pf.errs, field.Invalid(p, kind, "the cluster does not serve "+admissionv1.SchemeGroupVersion.String()+" "+kind+": a freeze needs Kubernetes 1.30 or newer"))
 			return
 		case err != nil:
 			pf.errs = append(pf.errs, field.InternalError(p, fmt.Errorf("map %s: %w", gvk, err)))

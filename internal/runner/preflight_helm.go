@@ -10,7 +10,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/redact"
-	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // helm checks a helm step: the chart renders against the cluster, its
@@ -43,8 +43,12 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 		return
 	}
 	// The executor's errors are scrubbed of the step's values already.
-	hx := ex.(*helmstep.Executor)
-	refs, rendered, err := hx.Rendered(ctx)
+	rd, ok := ex.(step.Renderer)
+	if !ok {
+		pf.errs = append(pf.errs, field.InternalError(p, fmt.Errorf("the executor of a helm step (%T) cannot render", ex)))
+		return
+	}
+	refs, rendered, err := rd.Rendered(ctx)
 	if err != nil {
 		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), "does not render: "+pf.removedInMessage(err.Error())))
 		return

@@ -18,7 +18,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
-	"github.com/upshift-dev/upshift/internal/steps/wait"
+	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // A drive hears an abort request written into its run by another
@@ -138,7 +138,7 @@ func runsUser(t *testing.T, f *fixture, user string, verbs []string) *rest.Confi
 
 // A drive waiting at an approval hears it on the watch of its run, at
 // once and without reading the run; a user who may not watch runs is
-// told to read instead (wait.ErrCannotAwait).
+// told to read instead (step.ErrCannotAwait).
 func TestApprovalIsHeardOnTheRunsWatch(t *testing.T) {
 	f := newFixture(t)
 	if err := f.s.ready(f.ctx); err != nil {
@@ -181,7 +181,7 @@ func TestApprovalIsHeardOnTheRunsWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cannot.newActor(p, cannot.deps).awaitApproval(f.ctx, "settings"); !errors.Is(err, wait.ErrCannotAwait) {
-		t.Errorf("awaitApproval by a user who may not watch runs = %v; want wait.ErrCannotAwait", err)
+	if _, err := cannot.newActor(p, cannot.deps).awaitApproval(f.ctx, "settings"); !errors.Is(err, step.ErrCannotAwait) {
+		t.Errorf("awaitApproval by a user who may not watch runs = %v; want step.ErrCannotAwait", err)
 	}
 }

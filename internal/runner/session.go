@@ -16,7 +16,6 @@ import (
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
-	"github.com/upshift-dev/upshift/internal/steps/freeze"
 )
 
 // DefaultNamespace keeps runs, backups and the lease.
@@ -336,8 +335,8 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *
 
 // runs is the runs namespace and the driver's client, which freeze steps
 // leave alone and probe with.
-func (s *Session) runs() freeze.Runs {
-	return freeze.Runs{Namespace: s.opts.Namespace, Client: s.cs}
+func (s *Session) runs() step.Runs {
+	return step.Runs{Namespace: s.opts.Namespace, Client: s.cs}
 }
 
 // Clientset is the session's typed client (status reads the lease).

@@ -1,6 +1,11 @@
 // Package step is the contract between the engine's driver and the step
-// kinds: executors and gates report results as data. It holds nothing else,
-// so the engine and every kind depend on it and not on each other.
+// kinds: executors and gates report results as data; what a kind adds to
+// a stage's backup, rollback or preflight is asked of it through optional
+// interfaces (Seeder, Previewer, Renderer, Keeper, Reverter, Finisher);
+// what the driver gives the kinds of the run itself is Runs and Waits. It
+// holds nothing else, so the driver and every kind depend on it and not
+// on each other: the runner builds kinds only through the registry
+// (internal/steps) and never imports a kind.
 package step
 
 import (

@@ -34,6 +34,9 @@ type Input struct {
 	// Objects are the decoded objects of the step's source (crds,
 	// manifests, job, recreate's from); nil for the other kinds.
 	Objects []*unstructured.Unstructured
+	// RollbackObjects are a job step's rollbackJob's decoded objects; nil
+	// when it has none or they are not saved with the run.
+	RollbackObjects []*unstructured.Unstructured
 	// Chart and Values are a helm step's chart and merged values.
 	Chart  *helmx.Chart
 	Values map[string]any
@@ -47,14 +50,14 @@ type Input struct {
 	// Job by it.
 	Attempt step.RunAttempt
 	// Waits is what approval and pause steps read and how they wait.
-	Waits wait.Options
+	Waits step.Waits
 	// Run is the run's name, which its plan's namespace and name make
 	// (engine.RunName; known before the run starts, for previews): a
 	// freeze names its objects by it.
 	Run string
 	// Runs is the runs namespace and its writer's client: a freeze
 	// leaves that namespace alone and proves itself in force there.
-	Runs freeze.Runs
+	Runs step.Runs
 }
 
 // New builds the executor of one step: the one place where a plan's step
@@ -110,6 +113,37 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 // release) uses.
 func HelmClients(d *clients.Set) helmstep.Clients {
 	return helmstep.Clients{Helm: d.Helm, Waiter: d.Waiter, Mapper: d.Mapper}
+}
+
+// NewKeeper builds the step.Keeper of a step whose kind keeps a state in
+// its stage's backup (a helm step's release revision), nil for the other
+// kinds. It needs none of the run's sources.
+func NewKeeper(in Input, d *clients.Set) step.Keeper {
+	if h := in.Spec.Helm; h != nil {
+		return helmstep.NewRelease(*h, timeoutOf(in), HelmClients(d))
+	}
+	return nil
+}
+
+// NewReverter builds the step.Reverter of a step whose kind undoes in a
+// rollback what restoring its stage's objects cannot (a helm step's
+// release, a job step's rollbackJob), nil for the other kinds. It needs
+// none of the run's sources but the rollbackJob's (in.RollbackObjects).
+func NewReverter(in Input, d *clients.Set) step.Reverter {
+	switch s := in.Spec; {
+	case s.Helm != nil:
+		return helmstep.NewRelease(*s.Helm, timeoutOf(in), HelmClients(d))
+	case s.Job != nil && s.Job.RollbackJob != nil:
+		return job.NewReverter(*s.Job, in.RollbackObjects, timeoutOf(in), in.Attempt, d.Applier, d.Waiter, d.Clientset)
+	}
+	return nil
+}
+
+func timeoutOf(in Input) time.Duration {
+	if in.Timeout > 0 {
+		return in.Timeout
+	}
+	return DefaultTimeout
 }
 
 // NewFinisher builds the step.Finisher of a step whose kind has one (a

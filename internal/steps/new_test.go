@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/source"
+	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	"github.com/upshift-dev/upshift/internal/steps/image"
@@ -55,7 +56,7 @@ func TestNew(t *testing.T) {
 			if tt.name == "crds" {
 				objs = nil
 			}
-			e, err := New(Input{Spec: tt.s, Objects: objs, Run: "shop-2", Runs: freeze.Runs{Namespace: "upshift-system"}}, d)
+			e, err := New(Input{Spec: tt.s, Objects: objs, Run: "shop-2", Runs: step.Runs{Namespace: "upshift-system"}}, d)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "step \""+tt.s.Name+"\"") {
 					t.Fatalf("New = %v, want %v naming the step", err, tt.wantErr)
@@ -79,7 +80,7 @@ func TestNewFinisher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := freeze.Runs{Namespace: "upshift-system"}
+	runs := step.Runs{Namespace: "upshift-system"}
 	frozen := &v1alpha1.FreezeStep{Rules: []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}}}
 	f, err := NewFinisher(Input{Spec: v1alpha1.Step{Name: "f", Freeze: frozen}, Run: "shop-2", Runs: runs}, d)
 	if _, ok := f.(*freeze.Executor); !ok || err != nil {

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/kube"
@@ -28,14 +27,6 @@ var ErrInvalidSpec = errors.New("invalid freeze step")
 // server no longer enforces the policy (its informer's delay).
 const LiftTimeout = time.Minute
 
-// Runs is where Upshift keeps its run records, and the client of who
-// writes there (the driver, not the plan's identity): the freeze leaves
-// that namespace alone and proves itself there (see the package doc).
-type Runs struct {
-	Namespace string
-	Client    kubernetes.Interface
-}
-
 // Executor freezes for one step.
 type Executor struct {
 	spec      v1alpha1.FreezeStep
@@ -44,7 +35,7 @@ type Executor struct {
 	timeout   time.Duration
 	applier   *kube.Applier
 	dyn       dynamic.Interface
-	runs      Runs
+	runs      step.Runs
 }
 
 var (
@@ -54,7 +45,7 @@ var (
 
 // New builds the step of run (its name; the plan's, before the run
 // starts) named stepName.
-func New(spec v1alpha1.FreezeStep, run, stepName string, timeout time.Duration, applier *kube.Applier, dyn dynamic.Interface, runs Runs) (*Executor, error) {
+func New(spec v1alpha1.FreezeStep, run, stepName string, timeout time.Duration, applier *kube.Applier, dyn dynamic.Interface, runs step.Runs) (*Executor, error) {
 	switch {
 	case timeout <= 0:
 		return nil, fmt.Errorf("%w: it needs a positive timeout", ErrInvalidSpec)

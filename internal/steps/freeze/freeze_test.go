@@ -38,7 +38,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) executor(t *testing.T, spec v1alpha1.FreezeStep, runsClient kubernetes.Interface) *freeze.Executor {
 	t.Helper()
 	build := func(c kubernetes.Interface) *freeze.Executor {
-		ex, err := freeze.New(spec, "run-"+e.frozen, "hold", time.Minute, e.Applier, e.Dynamic, freeze.Runs{Namespace: e.runs, Client: c})
+		ex, err := freeze.New(spec, "run-"+e.frozen, "hold", time.Minute, e.Applier, e.Dynamic, step.Runs{Namespace: e.runs, Client: c})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,10 @@ type Executor struct {
 	Clients
 }
 
-var _ step.Executor = (*Executor)(nil)
+var (
+	_ step.Executor = (*Executor)(nil)
+	_ step.Renderer = (*Executor)(nil)
+)
 
 // New builds the step from its loaded chart and merged values.
 func New(spec v1alpha1.HelmStep, ch *helmx.Chart, values map[string]any, timeout time.Duration, c Clients) (*Executor, error) {

@@ -14,46 +14,21 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
-// Approvals reads the approval of a step from the run record: nil when
-// nobody approved it yet.
-type Approvals func(ctx context.Context, step string) (*v1alpha1.Approval, error)
-
-// Await waits until the run record holds an approval of a step, and
-// returns it; ErrCannotAwait when it cannot (the step then asks
-// Approvals every Poll).
-type Await func(ctx context.Context, step string) (*v1alpha1.Approval, error)
-
-// ErrCannotAwait: Await cannot follow the run record (its user may not
-// watch runs).
-var ErrCannotAwait = errors.New("cannot follow the run record")
-
-// DefaultPoll is how often an approval is looked for when Options say not.
+// DefaultPoll is how often an approval is looked for when Waits say not.
 const DefaultPoll = 2 * time.Second
-
-// Options tune the waits.
-type Options struct {
-	Approvals Approvals
-	// Await, if set, is how an approval is waited for once Approvals
-	// found none.
-	Await Await
-	// Poll is how often Approvals is asked when there is no Await.
-	Poll time.Duration
-	// NoWait makes a step that would wait return step.ErrWaiting at once.
-	NoWait bool
-}
 
 // Step is an approval or a pause.
 type Step struct {
 	spec    v1alpha1.Step
 	started time.Time // the step's first start, from the run record
-	opts    Options
+	opts    step.Waits
 }
 
 var _ step.Executor = (*Step)(nil)
 
 // New builds the step. started is its first start as saved (zero before
 // it started).
-func New(spec v1alpha1.Step, started time.Time, opts Options) (*Step, error) {
+func New(spec v1alpha1.Step, started time.Time, opts step.Waits) (*Step, error) {
 	if spec.Approval == nil && spec.Pause == nil {
 		return nil, fmt.Errorf("step %q is neither an approval nor a pause", spec.Name)
 	}
@@ -123,7 +98,7 @@ func (w *Step) approval(ctx context.Context) (step.Result, error) {
 				return approved(a), nil
 			case ctx.Err() != nil:
 				return step.Result{}, context.Cause(ctx)
-			case errors.Is(err, ErrCannotAwait):
+			case errors.Is(err, step.ErrCannotAwait):
 				await = nil // read every Poll instead
 				continue
 			case err != nil:

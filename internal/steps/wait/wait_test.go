@@ -18,7 +18,7 @@ func pause(d time.Duration) v1alpha1.Step {
 
 // A resumed pause goes on from its saved start instead of starting over.
 func TestPauseGoesOnFromItsSavedStart(t *testing.T) {
-	s, err := New(pause(time.Hour), time.Now().Add(-time.Hour-time.Second), Options{})
+	s, err := New(pause(time.Hour), time.Now().Add(-time.Hour-time.Second), step.Waits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestPauseGoesOnFromItsSavedStart(t *testing.T) {
 	if err != nil || res.Outcome != step.Succeeded {
 		t.Fatalf("a pause started an hour ago = %+v, %v; want done", res, err)
 	}
-	s, _ = New(pause(time.Hour), time.Now(), Options{NoWait: true})
+	s, _ = New(pause(time.Hour), time.Now(), step.Waits{NoWait: true})
 	if _, err := s.Run(context.Background()); !errors.Is(err, step.ErrWaiting) {
 		t.Fatalf("--no-wait pause = %v, want ErrWaiting", err)
 	}
@@ -37,7 +37,7 @@ func TestApprovalWaitsForTheRecord(t *testing.T) {
 	spec := v1alpha1.Step{Name: "go-ahead", Approval: &v1alpha1.ApprovalStep{}}
 	// Built without a record (a preview lists its targets), it says so
 	// if run.
-	bare, err := New(spec, time.Time{}, Options{})
+	bare, err := New(spec, time.Time{}, step.Waits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestApprovalWaitsForTheRecord(t *testing.T) {
 		}
 		return &v1alpha1.Approval{Step: name, By: "ops@host", At: metav1.NewMicroTime(time.Now())}, nil
 	}
-	s, err := New(spec, time.Time{}, Options{Approvals: approvals, Poll: time.Millisecond})
+	s, err := New(spec, time.Time{}, step.Waits{Approvals: approvals, Poll: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestApprovalWaitsForTheRecord(t *testing.T) {
 	if err != nil || res.Outcome != step.Succeeded || asked != 3 {
 		t.Fatalf("approval = %+v, %v after %d reads", res, err, asked)
 	}
-	s, _ = New(spec, time.Time{}, Options{Approvals: func(context.Context, string) (*v1alpha1.Approval, error) { return nil, nil }, Poll: time.Millisecond, NoWait: true})
+	s, _ = New(spec, time.Time{}, step.Waits{Approvals: func(context.Context, string) (*v1alpha1.Approval, error) { return nil, nil }, Poll: time.Millisecond, NoWait: true})
 	if _, err := s.Run(context.Background()); !errors.Is(err, step.ErrWaiting) {
 		t.Fatalf("--no-wait approval = %v, want ErrWaiting", err)
 	}
@@ -77,11 +77,11 @@ func TestApprovalAwaitsWhenItCan(t *testing.T) {
 	approval := &v1alpha1.Approval{Step: "go-ahead", By: "ops@host", At: metav1.NewMicroTime(time.Now())}
 	for _, tt := range []struct {
 		name      string
-		await     Await
+		await     step.Await
 		wantAsked int
 	}{
 		{"awaits", func(context.Context, string) (*v1alpha1.Approval, error) { return approval, nil }, 1},
-		{"cannot await", func(context.Context, string) (*v1alpha1.Approval, error) { return nil, ErrCannotAwait }, 3},
+		{"cannot await", func(context.Context, string) (*v1alpha1.Approval, error) { return nil, step.ErrCannotAwait }, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			asked := 0
@@ -92,7 +92,7 @@ func TestApprovalAwaitsWhenItCan(t *testing.T) {
 				}
 				return approval, nil
 			}
-			s, err := New(spec, time.Time{}, Options{Approvals: approvals, Await: tt.await, Poll: time.Millisecond})
+			s, err := New(spec, time.Time{}, step.Waits{Approvals: approvals, Await: tt.await, Poll: time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
