@@ -25,10 +25,26 @@ func writeKubeconfig(path, clusterName, server string, caPEM []byte, user string
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
 		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
-	return os.Chmod(path, 0o600)
+	// Written aside and renamed into place: tests sharing a cluster ask
+	// for the same user's kubeconfig while a process of another reads it,
+	// and must never see it half written.
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubeconfig-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone already once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path) // CreateTemp made it 0600
 }
 
 // restConfigFromKubeconfig loads a kubeconfig file into a *rest.Config.

@@ -110,7 +110,9 @@ func (f *fleets) waitOperation(name string, action v1alpha1.FleetAction) v1alpha
 	f.t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if st := f.get(name).Status; len(st.Clusters) > 0 {
-			if op := st.Clusters[0].Operation; op != nil && op.Action == action {
+			// The plugin's answer saved, not only the intent saved before
+			// the call (its ID is empty until then).
+			if op := st.Clusters[0].Operation; op != nil && op.Action == action && op.ID != "" {
 				return *op
 			}
 		}
