@@ -211,6 +211,9 @@ func describeEvent(e engine.Event) string {
 	case engine.Restore:
 		what = "stage " + stage.Name + ": rollback"
 	}
+	if e.Progress {
+		return what + " running: " + oneLine(e.Outcome.Message)
+	}
 	if e.Begin {
 		if a.Kind == engine.RunStep && waitsForApproval(r, a.Stage, a.Index) {
 			return what + " started: " + stepMessage(r, a.Stage, a.Index)

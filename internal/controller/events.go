@@ -52,6 +52,9 @@ func NotesFor(e engine.Event, before v1alpha1.RunPhase) []Note {
 		return nil
 	}
 	stage := r.Status.Stages[a.Stage]
+	if e.Progress {
+		return nil // the record shows how far the step is; no event each time
+	}
 	if e.Begin {
 		// A run's first Begin, or that of a rolled-back run started over
 		// (only a new attempt leaves RolledBack for Running).

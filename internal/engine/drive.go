@@ -28,10 +28,13 @@ type Saver interface {
 
 // Event tells an observer about a saved transition.
 type Event struct {
-	Action  Action
-	Begin   bool // false: the action completed with Outcome
-	Outcome Outcome
-	Run     *v1alpha1.UpgradeRun
+	Action Action
+	Begin  bool // false: the action completed with Outcome
+	// Progress: a step said it is still running (Outcome.Again), with a
+	// new message; it is asked again after Outcome.Again.
+	Progress bool
+	Outcome  Outcome
+	Run      *v1alpha1.UpgradeRun
 }
 
 // Driver runs the decide-act-record loop. It holds no state of its own
@@ -65,7 +68,9 @@ type landed struct {
 // side by side as their dependencies allow; the run itself is only
 // touched here, on one goroutine, and each action gets a copy to read.
 func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
-	f := &flight{d: d, r: r, inflight: map[Action]context.CancelCauseFunc{}, results: make(chan landed), rec: &recorder{observing: d.Observe != nil}}
+	f := &flight{d: d, r: r, inflight: map[Action]context.CancelCauseFunc{}, results: make(chan landed), rec: &recorder{observing: d.Observe != nil},
+		again: again{timers: map[Action]*time.Timer{}, due: make(chan Action), done: make(chan struct{})}}
+	defer close(f.again.done)
 	for {
 		var begun []begunAction
 		if f.stopped == nil {
@@ -116,7 +121,18 @@ func (d *Driver) Drive(ctx context.Context, r *v1alpha1.UpgradeRun) error {
 			// remaining steps wait on steps that will not succeed.
 			return fmt.Errorf("run %s: no step of stage %s can start (check dependsOn)", r.Name, r.Status.Stages[Next(r).Stage].Name)
 		}
-		f.land(<-f.results)
+		var interrupted <-chan struct{} // a step waiting to be asked again has no goroutine to hear it
+		if f.stopped == nil {
+			interrupted = ctx.Done()
+		}
+		select {
+		case l := <-f.results:
+			f.land(l)
+		case a := <-f.again.due:
+			f.askAgain(ctx, a)
+		case <-interrupted:
+			f.stop(context.Cause(ctx))
+		}
 	}
 }
 
@@ -128,6 +144,7 @@ type flight struct {
 	results  chan landed
 	rec      *recorder
 	stopped  error // set: no new actions; wait for the flight to land
+	again    again // steps still running, to be asked again
 }
 
 // stop starts no new action and cancels those in flight.
@@ -135,6 +152,7 @@ func (f *flight) stop(cause error) {
 	if f.stopped == nil {
 		f.stopped = cause
 	}
+	f.dropWaiting(nil)
 	for _, cancel := range f.inflight {
 		cancel(cause)
 	}
@@ -142,6 +160,13 @@ func (f *flight) stop(cause error) {
 
 // land records what a finished action tells.
 func (f *flight) land(l landed) {
+	if l.err == nil && l.o.Again > 0 && l.a.Kind == RunStep && f.stopped == nil {
+		if f.r.Status.Phase == v1alpha1.RunRunning {
+			f.wait(l)
+			return
+		}
+		l.err = ErrSiblingFailed // its stage failed meanwhile: asked no more
+	}
 	f.inflight[l.a](nil)
 	delete(f.inflight, l.a)
 	r, now := f.r, f.d.Now
@@ -158,6 +183,7 @@ func (f *flight) land(l landed) {
 	f.rec.record(r, func() { Complete(r, l.a, l.o, now()) }, Event{Action: l.a, Outcome: l.o})
 	if r.Status.Phase != v1alpha1.RunRunning {
 		// The stage failed: stop its other steps before the rollback.
+		f.dropWaiting(ErrSiblingFailed)
 		for _, cancel := range f.inflight {
 			cancel(ErrSiblingFailed)
 		}
@@ -317,7 +343,7 @@ func (c *recorder) record(r *v1alpha1.UpgradeRun, transition func(), e Event) {
 	transition()
 	e.Run = r
 	c.events = append(c.events, e)
-	c.lossy = c.lossy || !e.Begin && !e.Outcome.OK
+	c.lossy = c.lossy || !e.Begin && !e.Progress && !e.Outcome.OK
 }
 
 // snapshot copies the run for an action to read while the driver goes on

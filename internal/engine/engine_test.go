@@ -32,6 +32,9 @@ type scenario struct {
 	saved []byte
 	clock time.Time
 	world *world // the cluster: outlives a killed process
+	// running: the steps that say they are still running, in every drive
+	// of resume-at-every-transition.
+	running []string
 }
 
 var errKilled = errors.New("killed after saving")

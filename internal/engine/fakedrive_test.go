@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -20,6 +21,10 @@ type drive struct {
 	slow  map[string]bool // run until cancelled (a sibling failed)
 	waits map[string]bool // stop the run to wait (apply --no-wait)
 	logs  map[string]bool // their failures go on with log lines
+	// running: steps that say twice they are still running before they
+	// are done, counted here; asked again after again (1 ms if zero).
+	running map[string]int
+	again   time.Duration
 	// killAt: the process dies right after the first save that holds
 	// transition killAt. crashAt: it dies at that save instead, which is
 	// lost; what started before it (a backup, a gate, a step of a stage
@@ -29,8 +34,16 @@ type drive struct {
 	out                     *strings.Builder // nil: print nothing
 }
 
+func (s *scenario) newDrive() *drive {
+	dr := newDrive()
+	for _, k := range s.running {
+		dr.running[k] = 0
+	}
+	return dr
+}
+
 func newDrive() *drive {
-	return &drive{fails: map[string]bool{}, slow: map[string]bool{}, waits: map[string]bool{}, logs: map[string]bool{}, killAt: -1, crashAt: -1, loseAt: -1}
+	return &drive{fails: map[string]bool{}, slow: map[string]bool{}, waits: map[string]bool{}, logs: map[string]bool{}, running: map[string]int{}, killAt: -1, crashAt: -1, loseAt: -1}
 }
 
 var errCrashed = errors.New("crashed before saving")
@@ -49,6 +62,9 @@ var errCrashed = errors.New("crashed before saving")
 //	lose-lease=N    the lease is lost during the action begun at transition N
 //	wait=ACTION,…   the action stops the run to wait (an approval with
 //	                apply --no-wait): the drive ends, the step Running
+//	running=STEP,…  the step says twice it is still running (1 of 3, 2 of
+//	                3), asked again after 1 ms each time, then is done
+//	again=DURATION  how long running steps ask to wait instead of 1 ms
 func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	var out strings.Builder
 	dr := newDrive()
@@ -62,6 +78,16 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 			for _, v := range arg.Vals {
 				set[v] = true
 			}
+		case "running":
+			for _, v := range arg.Vals {
+				dr.running[v] = 0
+			}
+		case "again":
+			d, err := time.ParseDuration(arg.Vals[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dr.again = d
 		case "kill":
 			dr.killAt = atoi(t, arg.Vals[0])
 		case "crash":
@@ -116,6 +142,10 @@ func (s *scenario) drive(r *v1alpha1.UpgradeRun, dr *drive) error {
 			fmt.Fprintf(dr.out, "%d begin %s\n", e.Run.Status.Transitions, actionKey(e.Run, e.Action))
 			return
 		}
+		if e.Progress {
+			fmt.Fprintf(dr.out, "%d progress %s: %s\n", e.Run.Status.Transitions, actionKey(e.Run, e.Action), e.Outcome.Message)
+			return
+		}
 		verdict := "ok"
 		if !e.Outcome.OK {
 			verdict = "FAILED"
@@ -135,7 +165,14 @@ func (s *scenario) actor(dr *drive) Actor {
 		mu.Lock()
 		fail := dr.fails[key]
 		delete(dr.fails, key)
+		asked, running := dr.running[key]
+		if running && asked < 2 {
+			dr.running[key] = asked + 1
+		}
 		mu.Unlock()
+		if running && asked < 2 {
+			return Outcome{Again: max(dr.again, time.Millisecond), Message: fmt.Sprintf("%d of 3", asked+1)}, nil
+		}
 		if dr.waits[key] {
 			return Outcome{}, errors.New("waiting for approval")
 		}

@@ -33,14 +33,21 @@ func (s *scenario) resumeEverywhere(t *testing.T, d *datadriven.TestData) string
 		}
 		return m
 	}
+	var running []string
+	for _, arg := range d.CmdArgs {
+		if arg.Key == "running" {
+			running = append(running, arg.Vals...)
+		}
+	}
+	s.running = running
 	// Start from a fresh run of the plan; the scenario's own saved run
 	// and world are left as they were.
 	saved, w := s.saved, s.world
-	defer func() { s.saved, s.world = saved, w }()
+	defer func() { s.saved, s.world, s.running = saved, w, nil }()
 	s.world = newWorld()
 	s.save(t, NewRun(s.plan, "sha256:plan", nil, s.now()))
 	start := s.saved
-	whole := newDrive()
+	whole := s.newDrive()
 	whole.fails = fails()
 	if err := s.drive(s.load(t), whole); err != nil {
 		t.Fatal(err)
@@ -86,7 +93,7 @@ func (p stop) String() string {
 // stopAt drives the saved run until it is killed after, or crashes at,
 // the save of transition n.
 func (s *scenario) stopAt(t *testing.T, n int, crash bool, fails map[string]bool) error {
-	dr := newDrive()
+	dr := s.newDrive()
 	dr.fails = fails
 	want := errKilled
 	if crash {
@@ -117,7 +124,7 @@ func (s *scenario) resume(t *testing.T, p stop, fails func() map[string]bool, wa
 	// Begin was being saved) fails again, as after a real crash.
 	doneBefore := succeededSteps(stopped)
 	var bad []string
-	dr := newDrive()
+	dr := s.newDrive()
 	dr.fails = spent(fails(), stopped)
 	dr.out = &strings.Builder{}
 	if err := s.drive(stopped, dr); err != nil {

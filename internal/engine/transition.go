@@ -14,6 +14,9 @@ import (
 type Outcome struct {
 	OK      bool
 	Message string
+	// Again, when positive, says a step is still running: the driver asks
+	// it again after Again, and records only its Message (Progress).
+	Again time.Duration
 	// Backup is set by a successful Backup action.
 	Backup *v1alpha1.BackupRef
 	// Rollback is set by a Restore action (also when it failed).

@@ -73,11 +73,14 @@ func Observe(e engine.Event) {
 		return
 	}
 	event := "begin"
-	if !e.Begin {
+	switch {
+	case e.Progress:
+		event = "progress"
+	case !e.Begin:
 		event = outcome(e.Outcome.OK)
 	}
 	Transitions.WithLabelValues(event, string(a.Kind)).Inc()
-	if e.Begin {
+	if e.Begin || e.Progress {
 		return
 	}
 	spec := r.Spec.Plan.Stages

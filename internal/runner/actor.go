@@ -335,8 +335,16 @@ func (a *actor) result(ctx context.Context, res step.Result) (engine.Outcome, er
 	if res.Outcome != step.Succeeded && ctx.Err() != nil {
 		return engine.Outcome{}, context.Cause(ctx)
 	}
+	if res.Outcome == step.Running {
+		// Asked again after its delay; never at once, which would spin.
+		return engine.Outcome{Again: max(res.After, minAgain), Message: res.Message}, nil
+	}
 	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
 }
+
+// minAgain is the shortest wait before a step that is still running is
+// asked again: a step that asks for none would spin.
+const minAgain = 100 * time.Millisecond
 
 // failed turns an executor error into the right thing: when the context
 // ended (interrupted, lease lost, aborted) or the API server is unreachable

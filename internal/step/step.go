@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -27,6 +28,12 @@ type Outcome string
 const (
 	Succeeded Outcome = "Succeeded"
 	Failed    Outcome = "Failed"
+	// Running: the step is not done and is to be asked again (Run called
+	// again) after Result.After; its message says how far it is. A step
+	// that takes long (a canary's pause, a plan of an hour) returns it
+	// instead of holding its goroutine for the whole wait. Run must then
+	// be safe to call again, as it is after a crash.
+	Running Outcome = "Running"
 )
 
 // Result is what an executor or a gate reports. An expected failure (a
@@ -35,6 +42,13 @@ const (
 type Result struct {
 	Outcome Outcome
 	Message string
+	// After is how long until a Running step is asked again.
+	After time.Duration
+}
+
+// Progress builds a Running result, to be asked again after after.
+func Progress(after time.Duration, format string, a ...any) Result {
+	return Result{Outcome: Running, Message: fmt.Sprintf(format, a...), After: after}
 }
 
 // Success and Failure build results.

@@ -47,8 +47,10 @@ func (w *Step) Run(ctx context.Context) (step.Result, error) {
 	return w.approval(ctx)
 }
 
-// pause waits until its first start plus the duration: a resumed pause
-// goes on from where it was, it does not start over.
+// pause lasts until its first start plus the duration: a resumed pause
+// goes on from where it was, it does not start over. It holds no
+// goroutine meanwhile: it says it is still running and is asked again
+// when it ends.
 func (w *Step) pause(ctx context.Context) (step.Result, error) {
 	d := w.spec.Pause.Duration.Duration
 	until := time.Now().Add(d)
@@ -62,12 +64,7 @@ func (w *Step) pause(ctx context.Context) (step.Result, error) {
 	if w.opts.NoWait {
 		return step.Result{}, fmt.Errorf("%w: paused until %s", step.ErrWaiting, until.UTC().Format(time.RFC3339))
 	}
-	select {
-	case <-ctx.Done():
-		return step.Result{}, context.Cause(ctx)
-	case <-time.After(left):
-		return step.Success("paused %s", d), nil
-	}
+	return step.Progress(left, "paused until %s", until.UTC().Format(time.RFC3339)), nil
 }
 
 // approval waits until the run record holds an approval of this step.

@@ -32,6 +32,26 @@ func TestPauseGoesOnFromItsSavedStart(t *testing.T) {
 	}
 }
 
+// A pause not yet over holds no goroutine: it says it is still running
+// and asks to be asked again when it ends, from its saved start.
+func TestPauseSaysWhenToAskAgain(t *testing.T) {
+	started := time.Now().Add(-20 * time.Minute)
+	s, err := New(pause(time.Hour), started, step.Waits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background())
+	if err != nil || res.Outcome != step.Running {
+		t.Fatalf("a pause 20 minutes into an hour = %+v, %v; want Running", res, err)
+	}
+	if left := 40 * time.Minute; res.After > left || res.After < left-time.Minute {
+		t.Errorf("asked again after %s, want about %s (the pause's end)", res.After, left)
+	}
+	if want := "paused until " + started.Add(time.Hour).UTC().Format(time.RFC3339); res.Message != want {
+		t.Errorf("message %q, want %q", res.Message, want)
+	}
+}
+
 // An approval waits until the record holds one, and says who approved.
 func TestApprovalWaitsForTheRecord(t *testing.T) {
 	spec := v1alpha1.Step{Name: "go-ahead", Approval: &v1alpha1.ApprovalStep{}}
