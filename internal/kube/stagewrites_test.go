@@ -1,23 +1,31 @@
 package kube
 
 import (
+	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 )
 
 // A gate on an object its stage wrote through the Applier fences on that
-// write instead of listing: on a cache whose events arrive late it still
-// never judges the version before the write. Once a step that writes
+// write instead of listing (it sends no list of its own): on a cache
+// whose events arrive late it still never judges the version before the
+// write. Once a step that writes
 // otherwise started (OtherWriter), a write the Applier did not make is
 // fenced by a list again: the gate does not take the Applier's older
 // write, fully rolled out in the cache, for the object now.
 func TestGateFencesOnTheStagesWrite(t *testing.T) {
 	t.Parallel()
-	e, ctx, c, w := laggingEnv(t)
+	e, ctx, c, _ := laggingEnv(t)
+	lists := &deploymentLists{}
+	w := countingWaiter(t, e, lists).WithCache(c)
 	a := e.a.WithCache(c)
 	c.StageBegins()
 	v1, err := a.Apply(ctx, webDeployment(t, e.ns, "example.com/web:1"))
@@ -34,10 +42,14 @@ func TestGateFencesOnTheStagesWrite(t *testing.T) {
 	if c.stageAnswer(deploymentsGVR, e.ns, "web") == nil {
 		t.Fatalf("the stage's write of web is not remembered")
 	}
+	lists.n.Store(0)
 	if _, err := w.WaitCurrent(ctx, RefOf(v2), time.Minute); err != nil {
 		t.Fatalf("the gate after the second write: %v", err)
 	}
 	rolledOut(t, e, v2.GetGeneration())
+	if n := lists.n.Load(); n != 0 {
+		t.Errorf("the gate after the Applier's write sent %d list(s) of web: want it fenced on the write's answer", n)
+	}
 
 	c.OtherWriter()
 	d, err := e.cs.AppsV1().Deployments(e.ns).Get(ctx, "web", metav1.GetOptions{})
@@ -52,10 +64,40 @@ func TestGateFencesOnTheStagesWrite(t *testing.T) {
 	if c.stageAnswer(deploymentsGVR, e.ns, "web") != nil {
 		t.Fatalf("a write answer is trusted after another writer started")
 	}
+	lists.n.Store(0)
 	if _, err := w.WaitCurrent(ctx, RefOf(v2), time.Minute); err != nil {
 		t.Fatalf("the gate after another writer's write: %v", err)
 	}
 	rolledOut(t, e, d.Generation)
+	if lists.n.Load() == 0 {
+		t.Errorf("the gate after another writer's write sent no list of web: want it fenced on one")
+	}
+}
+
+// deploymentLists counts the lists of Deployments a client sends (not
+// its watches).
+type deploymentLists struct{ n atomic.Int32 }
+
+func (l *deploymentLists) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/deployments") && req.URL.Query().Get("watch") != "true" {
+			l.n.Add(1)
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+// countingWaiter is a Waiter on the test's cluster whose own requests
+// lists counts.
+func countingWaiter(t *testing.T, e *applyEnv, lists *deploymentLists) *Waiter {
+	t.Helper()
+	cfg := rest.CopyConfig(e.cfg)
+	cfg.Wrap(lists.wrap)
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewWaiter(dyn, newMapper(t, cfg))
 }
 
 var deploymentsGVR = appsv1.SchemeGroupVersion.WithResource("deployments")
