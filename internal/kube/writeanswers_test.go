@@ -14,20 +14,22 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// A gate on an object its stage wrote through the Applier fences on that
-// write instead of listing (it sends no list of its own): on a cache
-// whose events arrive late it still never judges the version before the
-// write. Once a step that writes
-// otherwise started (OtherWriter), a write the Applier did not make is
-// fenced by a list again: the gate does not take the Applier's older
-// write, fully rolled out in the cache, for the object now.
-func TestGateFencesOnTheStagesWrite(t *testing.T) {
+// A gate on an object its caller wrote through the Applier, given the
+// Answers that hold the write, fences on that write instead of listing
+// (it sends no list of its own): on a cache whose events arrive late it
+// still never judges the version before the write. Once the caller writes
+// otherwise and stops handing the Answers out, a write the Applier did
+// not make is fenced by a list again: the gate does not take the
+// Applier's older write, fully rolled out in the cache, for the object
+// now.
+func TestGateFencesOnTheCallersWriteAnswers(t *testing.T) {
 	t.Parallel()
 	e, ctx, c, _ := laggingEnv(t)
 	lists := &deploymentLists{}
-	w := countingWaiter(t, e, lists).WithCache(c)
-	a := e.a.WithCache(c)
-	c.StageBegins()
+	ans := NewAnswers()
+	cached := countingWaiter(t, e, lists).WithCache(c)
+	w := cached.WithAnswers(ans)
+	a := e.a.WithCache(c).WithAnswers(ans)
 	v1, err := a.Apply(ctx, webDeployment(t, e.ns, "example.com/web:1"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +41,8 @@ func TestGateFencesOnTheStagesWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.stageAnswer(deploymentsGVR, e.ns, "web") == nil {
-		t.Fatalf("the stage's write of web is not remembered")
+	if ans.of(deploymentsGVR, e.ns, "web") == nil {
+		t.Fatalf("the caller's write of web is not remembered")
 	}
 	lists.n.Store(0)
 	if _, err := w.WaitCurrent(ctx, RefOf(v2), time.Minute); err != nil {
@@ -51,7 +53,7 @@ func TestGateFencesOnTheStagesWrite(t *testing.T) {
 		t.Errorf("the gate after the Applier's write sent %d list(s) of web: want it fenced on the write's answer", n)
 	}
 
-	c.OtherWriter()
+	w = cached.WithAnswers(nil) // the caller writes otherwise: its gates list
 	d, err := e.cs.AppsV1().Deployments(e.ns).Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +62,6 @@ func TestGateFencesOnTheStagesWrite(t *testing.T) {
 	d, err = e.cs.AppsV1().Deployments(e.ns).Update(ctx, d, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if c.stageAnswer(deploymentsGVR, e.ns, "web") != nil {
-		t.Fatalf("a write answer is trusted after another writer started")
 	}
 	lists.n.Store(0)
 	if _, err := w.WaitCurrent(ctx, RefOf(v2), time.Minute); err != nil {
@@ -117,9 +116,8 @@ func rolledOut(t *testing.T, e *applyEnv, generation int64) {
 
 // Answers to side-by-side writes of one object may come back in another
 // order than the server stored them: the newer version stays the fence.
-func TestStageKeepsTheNewerAnswer(t *testing.T) {
-	c := NewCache(nil)
-	c.StageBegins()
+func TestAnswersKeepTheNewerVersion(t *testing.T) {
+	ans := NewAnswers()
 	answer := func(rv string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetNamespace("shop")
@@ -128,13 +126,13 @@ func TestStageKeepsTheNewerAnswer(t *testing.T) {
 		u.SetResourceVersion(rv)
 		return u
 	}
-	c.wroteInStage(deploymentsGVR, answer("101"))
-	c.wroteInStage(deploymentsGVR, answer("100"))
-	if got := c.stageAnswer(deploymentsGVR, "shop", "web"); got == nil || got.GetResourceVersion() != "101" {
-		t.Errorf("the stage's answer is %v, want version 101", got)
+	ans.record(deploymentsGVR, answer("101"))
+	ans.record(deploymentsGVR, answer("100"))
+	if got := ans.of(deploymentsGVR, "shop", "web"); got == nil || got.GetResourceVersion() != "101" {
+		t.Errorf("the answer is %v, want version 101", got)
 	}
-	c.wroteInStage(deploymentsGVR, answer("102"))
-	if got := c.stageAnswer(deploymentsGVR, "shop", "web"); got == nil || got.GetResourceVersion() != "102" {
-		t.Errorf("the stage's answer is %v, want version 102", got)
+	ans.record(deploymentsGVR, answer("102"))
+	if got := ans.of(deploymentsGVR, "shop", "web"); got == nil || got.GetResourceVersion() != "102" {
+		t.Errorf("the answer is %v, want version 102", got)
 	}
 }
