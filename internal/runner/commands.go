@@ -112,4 +112,3 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	failpoint(run)
 	return s.drive(ctx, held, &Outcome{Run: run}, p, nil, true)
 }
-
