@@ -88,8 +88,8 @@ func New(cfg *rest.Config) (*Set, error) {
 
 // WithCache returns a copy of the set whose Waiter shares one informer
 // cache among its waits (kube.Cache), and whose Applier tells that cache
-// its answers, and the func that stops the cache: a run's set, closed
-// when the run stops.
+// its answers of cluster-scoped objects, and the func that stops the
+// cache: a run's set, closed when the run stops.
 func (s *Set) WithCache() (*Set, func()) {
 	c := kube.NewCache(s.Dynamic)
 	cp := *s
@@ -97,4 +97,19 @@ func (s *Set) WithCache() (*Set, func()) {
 	cp.Applier = s.Applier.WithCache(c)
 	cp.Cache = c
 	return &cp, c.Close
+}
+
+// WithAnswers returns a copy of the set whose Applier records its answers
+// of namespaced objects in ans and whose waits fence on them
+// (kube.Answers); nil: the waits list. The caller scopes ans to writes
+// that all go through the Applier.
+func (s *Set) WithAnswers(ans *kube.Answers) *Set {
+	cp := *s
+	if s.Waiter != nil {
+		cp.Waiter = s.Waiter.WithAnswers(ans)
+	}
+	if s.Applier != nil {
+		cp.Applier = s.Applier.WithAnswers(ans)
+	}
+	return &cp
 }

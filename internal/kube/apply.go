@@ -37,6 +37,10 @@ type Applier struct {
 	// cache, when set, is told the answer to each write of a
 	// cluster-scoped object, for the waits that follow (answers.go).
 	cache *Cache
+	// answers, when set, records the answer to each write of a
+	// namespaced object, for the waits given the same Answers
+	// (writeanswers.go).
+	answers *Answers
 }
 
 // NewApplier builds an Applier with field manager "upshift". A
@@ -62,6 +66,17 @@ func (a *Applier) WithFieldManager(name string) *Applier {
 func (a *Applier) WithCache(c *Cache) *Applier {
 	cp := *a
 	cp.cache = c
+	return &cp
+}
+
+// WithAnswers returns a copy that records the answers to its writes of
+// namespaced objects in ans (nil: records none). The caller hands the
+// same ans to the waits that may fence on those writes
+// (Waiter.WithAnswers), and only while it writes them through Appliers
+// given ans (writeanswers.go).
+func (a *Applier) WithAnswers(ans *Answers) *Applier {
+	cp := *a
+	cp.answers = ans
 	return &cp
 }
 
@@ -115,10 +130,10 @@ func (a *Applier) apply(ctx context.Context, obj *unstructured.Unstructured, dry
 			body.SetNamespace("")
 		}
 		out, err = ri.Apply(ctx, ref.Name, body, metav1.ApplyOptions{FieldManager: a.manager, Force: true, DryRun: dryRun})
-		if err == nil && a.cache != nil && len(dryRun) == 0 {
+		if err == nil && len(dryRun) == 0 {
 			if ri.namespaced {
-				a.cache.wroteInStage(ri.gvr, out)
-			} else {
+				a.answers.record(ri.gvr, out)
+			} else if a.cache != nil {
 				a.cache.wrote(ri.gvr, out)
 			}
 		}

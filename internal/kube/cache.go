@@ -15,8 +15,8 @@ import (
 
 // Cache is the informers a run's waits share: one per resource and
 // namespace, started by the first wait that needs it and kept until Close.
-// A rollout's step and the gate after it, and the next stage's in the same
-// namespace, read one list and one watch instead of starting their own.
+// A rollout's step, the gate after it, and every later wait in the same
+// namespace read one list and one watch instead of starting their own.
 //
 // Only namespaced resources are shared. A wait on a cluster-scoped kind
 // (a CRD, a node) keeps an informer of its own that lists just its
@@ -25,7 +25,8 @@ import (
 //
 // A shared informer may lag a write this process just made by the time an
 // event takes to arrive, so a wait on it first learns how recent its
-// objects must be (see fence.go).
+// objects must be (see fence.go): from the write it follows, from the
+// Answers its caller gave it, or else from a consistent list.
 type Cache struct {
 	dyn  dynamic.Interface
 	ctx  context.Context
@@ -36,10 +37,6 @@ type Cache struct {
 	// written is the run's write answers of cluster-scoped objects
 	// (answers.go).
 	written map[writtenKey]*unstructured.Unstructured
-	// stageWritten and otherWriter are the current stage's write answers
-	// of namespaced objects (stagewrites.go); nil before StageBegins.
-	stageWritten map[stageKey]*unstructured.Unstructured
-	otherWriter  bool
 }
 
 // cacheKey names one shared informer. kind tells the objects' Go type

@@ -254,14 +254,14 @@ func (s *session) resolve() (Health, bool, error) {
 }
 
 // resolveShared reads the objects from the run's Cache, fenced on the
-// write the wait follows, or the stage's last write of its object (see
-// stagewrites.go), or else on a consistent list of the wait's objects
-// (one request, where an informer of its own would cost a list and a
-// watch).
+// write the wait follows, or the answer to the caller's last write of its
+// object (the Waiter's Answers, writeanswers.go), or else on a consistent
+// list of the wait's objects (one request, where an informer of its own
+// would cost a list and a watch).
 func (s *session) resolveShared(gvr schema.GroupVersionResource, ns string, tweak func(*metav1.ListOptions)) (Health, bool, error) {
 	if s.t.written != nil {
 		s.fence = fenceOfObject(s.t.written)
-	} else if ans := s.stageAnswer(gvr, ns); ans != nil {
+	} else if ans := s.answer(gvr, ns); ans != nil {
 		s.fence = fenceOfObject(ans)
 	} else {
 		var o metav1.ListOptions
@@ -284,14 +284,14 @@ func (s *session) resolveShared(gvr schema.GroupVersionResource, ns string, twea
 	return s.unknown("waiting for the first list"), false, nil
 }
 
-// stageAnswer is the stage's last write answer of the one object the
-// wait is about, when the run's Cache trusts it as a fence (see
-// stagewrites.go); nil otherwise.
-func (s *session) stageAnswer(gvr schema.GroupVersionResource, ns string) *unstructured.Unstructured {
+// answer is the answer to the caller's last write of the one object the
+// wait is about, when the caller gave the Waiter Answers that hold one
+// (writeanswers.go); nil otherwise.
+func (s *session) answer(gvr schema.GroupVersionResource, ns string) *unstructured.Unstructured {
 	if s.t.name == "" || s.t.goneUID != "" {
 		return nil
 	}
-	return s.w.cache.stageAnswer(gvr, ns, s.t.name)
+	return s.w.answers.of(gvr, ns, s.t.name)
 }
 
 // freshEnough checks the shared informer's objects against the fence. A

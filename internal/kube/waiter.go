@@ -31,6 +31,9 @@ type Waiter struct {
 	// cache, when set, holds the informers of namespaced objects that
 	// the waits share (WithCache).
 	cache *Cache
+	// answers, when set, is the caller's write answers a wait on the
+	// cache may fence on instead of a list (WithAnswers).
+	answers *Answers
 	// Poll is the fallback re-evaluation interval; events usually come
 	// first. The informers re-list by themselves after watch errors, so
 	// the caches heal; the poll covers a missed wake-up and messages that
@@ -78,6 +81,17 @@ func NewWaiterForConfig(cfg *rest.Config) (*Waiter, error) {
 func (w *Waiter) WithCache(c *Cache) *Waiter {
 	cp := *w
 	cp.cache = c
+	return &cp
+}
+
+// WithAnswers returns a Waiter like w whose waits on one namespaced
+// object of the Cache (WithCache) fence on its answer in ans, when ans
+// holds one, instead of a consistent list: the caller vouches that its
+// last write of the object is that answer (writeanswers.go). nil: the
+// waits list.
+func (w *Waiter) WithAnswers(ans *Answers) *Waiter {
+	cp := *w
+	cp.answers = ans
 	return &cp
 }
 

@@ -50,6 +50,9 @@ type actor struct {
 	// early is the next stage's backup, taken while a stage of image
 	// steps rolls out (backup_early.go).
 	early atomic.Pointer[earlyBackup]
+	// answers is the current stage's write answers while its gates may
+	// fence on them, else nil (answers.go).
+	answers atomic.Pointer[kube.Answers]
 }
 
 // takenSnapshot is a stage's snapshot, as the backup of the run's
@@ -81,7 +84,7 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
 	ahead := a.ahead.take(ctx, act) // nil: the backup reads for itself
-	a.tellCache(act)
+	a.scopeAnswers(act)
 	switch act.Kind {
 	case engine.Backup:
 		return a.backup(ctx, r, act.Stage, ahead)
@@ -95,27 +98,6 @@ func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 	return engine.Outcome{}, fmt.Errorf("unknown action %s", act)
 }
 
-// tellCache tells the run's informer cache what its gates may fence on
-// (kube.Cache.StageBegins): a stage begins with its backup, and a step
-// that writes otherwise than through the Applier, or a restore, ends the
-// trust in the stage's write answers.
-func (a *actor) tellCache(act engine.Action) {
-	c := a.deps.Cache
-	if c == nil {
-		return
-	}
-	switch act.Kind {
-	case engine.Backup:
-		c.StageBegins()
-	case engine.RunStep:
-		if s := a.plan.Plan.Spec.Stages[act.Stage].Steps[act.Index]; s.Image == nil && s.Manifests == nil && s.CRDs == nil {
-			c.OtherWriter()
-		}
-	case engine.Restore:
-		c.OtherWriter()
-	}
-}
-
 // executor builds a step's executor. r is the run as the action sees it
 // (nil when only listing targets).
 func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, error) {
@@ -126,7 +108,7 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 			return nil, fmt.Errorf("step %q: %w", s.Name, err)
 		}
 	}
-	return steps.New(in, a.deps)
+	return steps.New(in, a.withAnswers())
 }
 
 // input is what a step's executor is built from, besides a helm step's
@@ -317,7 +299,7 @@ func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 	if err != nil {
 		return a.beforeFailed(ctx, err)
 	}
-	check, err := gates.New(g, durationOr(g.Timeout, DefaultGateTimeout), a.deps, before)
+	check, err := gates.New(g, durationOr(g.Timeout, DefaultGateTimeout), a.withAnswers(), before)
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}

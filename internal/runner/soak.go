@@ -39,7 +39,7 @@ func (a *actor) soak(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 			}
 			// A round's check may wait one interval for its condition: a
 			// blip shorter than that is not a regression.
-			check, err := gates.New(g, interval, a.deps, before)
+			check, err := gates.New(g, interval, a.withAnswers(), before)
 			if err != nil {
 				return engine.Outcome{Message: err.Error()}, nil
 			}
