@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/kube"
@@ -64,25 +61,75 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 	if timeout <= 0 {
 		timeout = DefaultReadyTimeout
 	}
+	p := partition(s, opts)
 	var errs []error
-	var crds, others, created, managed []Entry
+	restored, err := c.putBack(ctx, &rb, p.crds, p.others, timeout)
+	if err != nil {
+		errs = append(errs, err)
+	}
+
+	// Delete what the stage created, CRDs excepted.
+	deleted, kept, diffs, err := c.deleteCreated(ctx, p.created, timeout)
+	rb.Deleted, rb.Kept = deleted, kept
+	rb.Differences = append(rb.Differences, diffs...)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	// What another tool restored is verified like the rest; what the
+	// stage created must be gone.
+	for _, e := range p.managed {
+		if e.Object != nil {
+			restored = append(restored, e)
+			continue
+		}
+		live, err := c.get(ctx, e.Ref)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("verify %s: %w", e.Ref, err))
+		case live != nil:
+			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: created by the stage, still present after its release was rolled back", e.Ref))
+		}
+	}
+	if err := c.verify(ctx, &rb, restored, timeout); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return rb, fmt.Errorf("restore: %w", errors.Join(errs...))
+	}
+	return rb, nil
+}
+
+// parts are a snapshot's entries as a restore treats them.
+type parts struct {
+	crds, others []Entry // existed: put back, CRDs first
+	created      []Entry // the stage may have created: deleted
+	managed      []Entry // another tool put back (RestoreOptions.Managed)
+}
+
+func partition(s *Snapshot, opts RestoreOptions) parts {
+	var p parts
 	for _, e := range s.Entries {
 		switch {
 		case opts.Managed[e.Ref]:
-			managed = append(managed, e)
+			p.managed = append(p.managed, e)
 		case e.Object == nil:
-			created = append(created, e)
+			p.created = append(p.created, e)
 		case isCRD(e.Ref):
-			crds = append(crds, e)
+			p.crds = append(p.crds, e)
 		default:
-			others = append(others, e)
+			p.others = append(p.others, e)
 		}
 	}
 	// Namespaces before what lives in them.
-	sort.SliceStable(others, func(i, j int) bool { return isNamespace(others[i].Ref) && !isNamespace(others[j].Ref) })
+	sort.SliceStable(p.others, func(i, j int) bool { return isNamespace(p.others[i].Ref) && !isNamespace(p.others[j].Ref) })
+	return p
+}
 
-	// Put back what existed: CRDs first, so their kinds are served again.
+// putBack writes back what existed: CRDs first, waited for until
+// Established, so their kinds are served again for the rest.
+func (c *Client) putBack(ctx context.Context, rb *v1alpha1.Rollback, crds, others []Entry, timeout time.Duration) ([]Entry, error) {
 	var restored []Entry
+	var errs []error
 	for i, group := range [][]Entry{crds, others} {
 		var names []string
 		for _, e := range group {
@@ -102,66 +149,7 @@ func (c *Client) Restore(ctx context.Context, s *Snapshot, opts RestoreOptions) 
 			rb.Differences = append(rb.Differences, c.waitEstablished(ctx, names, timeout)...)
 		}
 	}
-
-	// Delete what the stage created, CRDs excepted.
-	deleted, kept, diffs, err := c.deleteCreated(ctx, created, timeout)
-	rb.Deleted, rb.Kept = deleted, kept
-	rb.Differences = append(rb.Differences, diffs...)
-	if err != nil {
-		errs = append(errs, err)
-	}
-
-	// What another tool restored is verified like the rest; what the
-	// stage created must be gone.
-	for _, e := range managed {
-		if e.Object != nil {
-			restored = append(restored, e)
-			continue
-		}
-		live, err := c.get(ctx, e.Ref)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("verify %s: %w", e.Ref, err))
-		case live != nil:
-			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: created by the stage, still present after its release was rolled back", e.Ref))
-		}
-	}
-
-	// Verify: equal to the snapshot, then Current.
-	if c.BeforeVerify != nil {
-		c.BeforeVerify()
-	}
-	var pending []Entry
-	for _, e := range restored {
-		live, err := c.get(ctx, e.Ref)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("verify %s: %w", e.Ref, err))
-			continue
-		}
-		if live == nil {
-			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: missing after restore", e.Ref))
-			continue
-		}
-		differences, notCompared := Compare(e.Object, live)
-		for _, d := range differences {
-			rb.Differences = append(rb.Differences, fmt.Sprintf("%s: %s", e.Ref, d))
-		}
-		for _, d := range notCompared {
-			rb.NotCompared = append(rb.NotCompared, fmt.Sprintf("%s: %s", e.Ref, d))
-		}
-		if res, err := status.Compute(live); err != nil || res.Status != status.CurrentStatus {
-			pending = append(pending, e)
-		}
-	}
-	diffs, err = c.waitCurrent(ctx, pending, timeout)
-	rb.Differences = append(rb.Differences, diffs...)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		return rb, fmt.Errorf("restore: %w", errors.Join(errs...))
-	}
-	return rb, nil
+	return restored, errors.Join(errs...)
 }
 
 func isNamespace(r step.Ref) bool {
@@ -326,47 +314,6 @@ func (c *Client) waitGone(ctx context.Context, ref step.Ref, uid types.UID, dead
 		case <-tick.C:
 		}
 	}
-}
-
-// waitCurrent waits, in parallel, until each object is Current. One that
-// is not within timeout (or fails) is a difference.
-func (c *Client) waitCurrent(ctx context.Context, entries []Entry, timeout time.Duration) ([]string, error) {
-	diffs := make([]string, len(entries))
-	errs := make([]error, len(entries))
-	sem := make(chan struct{}, 16)
-	var wg sync.WaitGroup
-	for i, e := range entries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			_, err := c.waiter.WaitCurrent(ctx, e.Ref, timeout)
-			var nr *kube.NotReadyError
-			switch {
-			case err == nil:
-			case errors.As(err, &nr) && errors.Is(err, kube.ErrTimeout):
-				diffs[i] = fmt.Sprintf("%s: not Ready after %s: %s", e.Ref, kube.ShortDuration(timeout), trimRef(nr.Health.Message, e.Ref))
-			case errors.As(err, &nr):
-				diffs[i] = fmt.Sprintf("%s: not Ready: %s", e.Ref, trimRef(nr.Health.Message, e.Ref))
-			default:
-				errs[i] = fmt.Errorf("wait for %s: %w", e.Ref, err)
-			}
-		}()
-	}
-	wg.Wait()
-	var out []string
-	for _, d := range diffs {
-		if d != "" {
-			out = append(out, d)
-		}
-	}
-	return out, errors.Join(errs...)
-}
-
-// trimRef drops the "kind ns/name: " that kube's messages start with.
-func trimRef(msg string, ref step.Ref) string {
-	return strings.TrimPrefix(msg, ref.String()+": ")
 }
 
 // recreate deletes the live object (the one with uid, dependents first)

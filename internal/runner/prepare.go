@@ -72,36 +72,8 @@ func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.Ru
 	}
 	switch dec.Verdict {
 	case engine.StartRun:
-		// The plan as written and its sources first, written once into
-		// Secrets of their own: the record, saved on every transition and
-		// readable by anyone who may read runs, then holds the plan
-		// redacted, the digests and the status, and a run never exists
-		// without what resumes it.
-		// Packed while preflight waited on the API server (packAhead),
-		// written only now that the checks passed: a refused plan writes
-		// nothing.
-		packed, err := p.packedSources()
+		run, err := startRun(ctx, store, p, owner, checked, others)
 		if err != nil {
-			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
-		}
-		ref, err := store.SavePackedSources(ctx, p.RunName(), packed)
-		if err != nil {
-			return nil, false, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
-		}
-		run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-		run.Spec.Sources = &ref
-		run.Spec.Owner = owner
-		run.Status.Checks = checked
-		// What the run starts from, for its report: written once, with
-		// the spec.
-		run.Spec.FromVersion = p.From
-		if run.Spec.FromVersion == "" {
-			run.Spec.FromVersion = engine.FromVersion(others)
-		}
-		// Its status is saved with the drive's first transition: a
-		// process stopped before that leaves it created, never started,
-		// which the next apply starts (ResumeRun, attempt 0 below).
-		if err := store.Create(ctx, run); err != nil {
 			return nil, false, err
 		}
 		out.Run = run
@@ -133,4 +105,39 @@ func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.Ru
 		engine.Resume(existing)
 	}
 	return out, true, nil
+}
+
+// startRun creates the record of a new run of the plan. The plan as
+// written and its sources go first, written once into Secrets of their
+// own: the record, saved on every transition and readable by anyone who
+// may read runs, then holds the plan redacted, the digests and the
+// status, and a run never exists without what resumes it. Packed while
+// preflight waited on the API server (packAhead), they are written only
+// now that the checks passed: a refused plan writes nothing.
+func startRun(ctx context.Context, store records, p *Resolved, owner *v1alpha1.RunOwner, checked []v1alpha1.StepStatus, others []v1alpha1.UpgradeRun) (*v1alpha1.UpgradeRun, error) {
+	packed, err := p.packedSources()
+	if err != nil {
+		return nil, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
+	}
+	ref, err := store.SavePackedSources(ctx, p.RunName(), packed)
+	if err != nil {
+		return nil, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
+	}
+	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
+	run.Spec.Sources = &ref
+	run.Spec.Owner = owner
+	run.Status.Checks = checked
+	// What the run starts from, for its report: written once, with the
+	// spec.
+	run.Spec.FromVersion = p.From
+	if run.Spec.FromVersion == "" {
+		run.Spec.FromVersion = engine.FromVersion(others)
+	}
+	// Its status is saved with the drive's first transition: a process
+	// stopped before that leaves it created, never started, which the
+	// next apply starts (ResumeRun, attempt 0, in prepare).
+	if err := store.Create(ctx, run); err != nil {
+		return nil, err
+	}
+	return run, nil
 }
