@@ -144,8 +144,8 @@ func (f *catalogFlags) explain(cat *catalog.Catalog, err error) error {
 		return &exitError{code: ExitWaiting, err: err} // as upshift abort left it
 	case errors.As(err, &refused):
 		if refusal(err) {
-			if refused.Outcome != nil {
-				return withDecisionHint(err, refused.Outcome.Decision)
+			if refused.Result != nil {
+				return withDecisionHint(err, refused.Result.Decision)
 			}
 			return err
 		}

@@ -16,7 +16,7 @@ const (
 
 // runExitCode maps where a command left a run to the exit code. forRollback
 // is set for `upshift rollback`, whose goal is the restore.
-func runExitCode(out *runner.Outcome, forRollback bool) int {
+func runExitCode(out *runner.Result, forRollback bool) int {
 	if out.Stopped != nil {
 		for _, resumable := range []error{runner.ErrInterrupted, runner.ErrAborted, runner.ErrLeaseLost, runner.ErrAPIUnavailable, runner.ErrWaiting} {
 			if errors.Is(out.Stopped, resumable) {

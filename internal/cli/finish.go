@@ -19,7 +19,7 @@ import (
 
 // finishRun prints where the command left the run and returns the error
 // that carries its exit code.
-func finishRun(cmd *cobra.Command, out *runner.Outcome, output string, forRollback bool) error {
+func finishRun(cmd *cobra.Command, out *runner.Result, output string, forRollback bool) error {
 	return finishRunResumedBy(cmd, out, output, forRollback, applyAgain)
 }
 
@@ -28,7 +28,7 @@ const applyAgain = "`upshift apply -f` with the same plan"
 
 // finishRunResumedBy is finishRun for a command whose run goes on by
 // another command line than apply's (upgrade's).
-func finishRunResumedBy(cmd *cobra.Command, out *runner.Outcome, output string, forRollback bool, resume string) error {
+func finishRunResumedBy(cmd *cobra.Command, out *runner.Result, output string, forRollback bool, resume string) error {
 	w := cmd.OutOrStdout()
 	switch out.Decision.Verdict {
 	case engine.AlreadyDone, engine.ReportFailed:
@@ -50,11 +50,11 @@ func finishRunResumedBy(cmd *cobra.Command, out *runner.Outcome, output string, 
 
 // whatNext says why the command did not reach its goal and what to run.
 // resume is the command line that goes on with a stopped run.
-func whatNext(out *runner.Outcome, code int, resume string) string {
+func whatNext(out *runner.Result, code int, resume string) string {
 	return redact.Text(nextStep(out, code, resume))
 }
 
-func nextStep(out *runner.Outcome, code int, resume string) string {
+func nextStep(out *runner.Result, code int, resume string) string {
 	r := redact.Run(out.Run)
 	var notSaved *runner.NotSavedError
 	switch {

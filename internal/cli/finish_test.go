@@ -16,7 +16,7 @@ import (
 func TestStopNotSavedNeedsAnOperator(t *testing.T) {
 	run := &v1alpha1.UpgradeRun{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Status: v1alpha1.RunStatus{Phase: v1alpha1.RunRunning}}
 	for _, stop := range []error{runner.ErrInterrupted, runner.ErrAborted} {
-		out := &runner.Outcome{Run: run, Stopped: &runner.NotSavedError{Stop: stop, Err: errors.New("save run demo: etcd is sad")}}
+		out := &runner.Result{Run: run, Stopped: &runner.NotSavedError{Stop: stop, Err: errors.New("save run demo: etcd is sad")}}
 		if code := runExitCode(out, false); code != ExitOperator {
 			t.Errorf("%v not saved: exit %d, want %d", stop, code, ExitOperator)
 		}
@@ -25,7 +25,7 @@ func TestStopNotSavedNeedsAnOperator(t *testing.T) {
 			t.Errorf("%v not saved: message %q", stop, msg)
 		}
 	}
-	saved := &runner.Outcome{Run: run, Stopped: runner.ErrInterrupted}
+	saved := &runner.Result{Run: run, Stopped: runner.ErrInterrupted}
 	if code := runExitCode(saved, false); code != ExitWaiting {
 		t.Errorf("a saved interruption: exit %d, want %d", code, ExitWaiting)
 	}

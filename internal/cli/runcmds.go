@@ -12,7 +12,7 @@ import (
 
 // newRunCommand builds rollback, retry and abort: each takes a run name,
 // acts on the saved run and prints where it ends.
-func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Session, *cobra.Command, string) (*runner.Outcome, error), forRollback bool) *cobra.Command {
+func newRunCommand(kf *kubeFlags, use, short, long string, act func(*runner.Session, *cobra.Command, string) (*runner.Result, error), forRollback bool) *cobra.Command {
 	var rf runFlags
 	var ref runRef
 	cmd := &cobra.Command{
@@ -58,7 +58,7 @@ a CRD deletes its data): those are reported.
 
 Exit codes: 0 restored and verified; 1 refused; 3 the rollback failed (a
 backup is corrupt or an object differs from its snapshot); 4 interrupted.`,
-		func(s *runner.Session, cmd *cobra.Command, name string) (*runner.Outcome, error) {
+		func(s *runner.Session, cmd *cobra.Command, name string) (*runner.Result, error) {
 			return s.Rollback(cmd.Context(), name)
 		}, true)
 }
@@ -69,7 +69,7 @@ func newRetryCommand(kf *kubeFlags) *cobra.Command {
 (autoRollback: false), then go on with the rest of the plan. Steps that
 succeeded are not run again. The plan's sources come from the copy saved
 with the run, so no file is needed.`,
-		func(s *runner.Session, cmd *cobra.Command, name string) (*runner.Outcome, error) {
+		func(s *runner.Session, cmd *cobra.Command, name string) (*runner.Result, error) {
 			return s.Retry(cmd.Context(), name)
 		}, false)
 }
@@ -79,7 +79,7 @@ func newAbortCommand(kf *kubeFlags) *cobra.Command {
 		`Stop a run where it is. When another process drives it, that process is
 asked to stop and this command waits until it has. The lease is released,
 backups are kept; resume with apply or undo with rollback. Exit 4 once stopped.`,
-		func(s *runner.Session, cmd *cobra.Command, name string) (*runner.Outcome, error) {
+		func(s *runner.Session, cmd *cobra.Command, name string) (*runner.Result, error) {
 			return s.Abort(cmd.Context(), name)
 		}, false)
 }

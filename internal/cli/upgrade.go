@@ -144,7 +144,7 @@ func (o *upgradeOutput) finish(res *upgrade.Result, again string) error {
 // report prints the hops driven and those of the path not run: a table,
 // with the last run's detail when it stopped; with -o, the hops as data.
 // --report gets the report.
-func (o *upgradeOutput) report(res *upgrade.Result, last *runner.Outcome) error {
+func (o *upgradeOutput) report(res *upgrade.Result, last *runner.Result) error {
 	w := o.cmd.OutOrStdout()
 	hops, notRun := res.Hops, res.NotRun()
 	if o.output != "" {

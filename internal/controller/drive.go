@@ -119,7 +119,7 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 // was blocked before (said with block): the plan refused, or its
 // finalizer not written. The finalizer goes on just before the run is
 // first written or moved, so a refused plan gets no write but its status.
-func (r *Reconciler) act(ctx context.Context, act Act, sess *runner.Session, p *v1alpha1.UpgradePlan, block func(string, string)) (out *runner.Outcome, started bool, err error) {
+func (r *Reconciler) act(ctx context.Context, act Act, sess *runner.Session, p *v1alpha1.UpgradePlan, block func(string, string)) (out *runner.Result, started bool, err error) {
 	var resolved *runner.Resolved
 	if act == Apply || act == ApplyRetry {
 		var reason, msg string

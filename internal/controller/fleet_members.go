@@ -174,7 +174,7 @@ func (m *memberDrives) open(ctx context.Context, cv *v1alpha1.ClusterVersion, cl
 
 // start drives act on the member's run in a goroutine of its own, unless a
 // drive of the cluster is live or its fleet is being deleted.
-func (m *memberDrives) start(c *member, run, what string, act func(ctx context.Context) (*runner.Outcome, error)) {
+func (m *memberDrives) start(c *member, run, what string, act func(ctx context.Context) (*runner.Result, error)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if d := m.drives[c.id()]; m.closed[c.uid] || d != nil && d.live() {
@@ -207,7 +207,7 @@ func (m *memberDrives) start(c *member, run, what string, act func(ctx context.C
 // what a person must fix fails the member operation; what may pass by
 // itself (the member's API server away, its lease held, the controller
 // stopping) is tried again.
-func driveEnd(out *runner.Outcome, err error) (error, bool) {
+func driveEnd(out *runner.Result, err error) (error, bool) {
 	switch {
 	case err == nil && (out == nil || out.Stopped == nil || errors.Is(out.Stopped, runner.ErrAborted)):
 		return nil, false // the run's record says how it ended
@@ -232,14 +232,14 @@ var errMemberPlan = errors.New("member plan")
 func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 	run, err := c.sess.Store().Get(ctx, c.plan.Name)
 	if err == nil && newCall && run.Status.Phase == v1alpha1.RunFailed {
-		m.start(c, c.plan.Name, "retry", func(ctx context.Context) (*runner.Outcome, error) { return c.sess.Retry(ctx, c.plan.Name) })
+		m.start(c, c.plan.Name, "retry", func(ctx context.Context) (*runner.Result, error) { return c.sess.Retry(ctx, c.plan.Name) })
 		return
 	}
 	if err == nil && run.Status.Phase == v1alpha1.RunSucceeded {
 		return
 	}
 	retry := err == nil && newCall && run.Status.Phase == v1alpha1.RunRolledBack
-	m.start(c, c.plan.Name, "apply", func(ctx context.Context) (*runner.Outcome, error) {
+	m.start(c, c.plan.Name, "apply", func(ctx context.Context) (*runner.Result, error) {
 		resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: c.plan.DeepCopy(), AllowHTTP: c.sess.AllowHTTPSources()}, c.sess.Objects())
 		if err != nil {
 			return nil, fmt.Errorf("%w: read its sources on cluster %s: %w; nothing was changed", errMemberPlan, c.cluster.ID, err)
@@ -257,7 +257,7 @@ func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 
 // rollback rolls the member run back (a fleet's revert).
 func (m *memberDrives) rollback(c *member, name string) {
-	m.start(c, name, "rollback", func(ctx context.Context) (*runner.Outcome, error) { return c.sess.Rollback(ctx, name) })
+	m.start(c, name, "rollback", func(ctx context.Context) (*runner.Result, error) { return c.sess.Rollback(ctx, name) })
 }
 
 // report says where a member operation is, from the member's run store

@@ -252,8 +252,8 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 	switch {
 	case errors.Is(err, lease.ErrHeld):
 		block(v1alpha1.ReasonQueued, "another process drives a run on this cluster: "+err.Error())
-	case errors.As(err, &refused) && refused.Outcome != nil && refused.Outcome.Decision.Next == engine.FinishRun:
-		block(v1alpha1.ReasonQueued, refused.Outcome.Decision.Reason)
+	case errors.As(err, &refused) && refused.Result != nil && refused.Result.Decision.Next == engine.FinishRun:
+		block(v1alpha1.ReasonQueued, refused.Result.Decision.Reason)
 	case errors.Is(err, runner.ErrChecksFailed):
 		block(v1alpha1.ReasonPreflightFailed, err.Error())
 	case errors.As(err, &refused) && errors.Is(err, runner.ErrRefused):
@@ -280,7 +280,7 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 }
 
 // stopped records a hop that did not succeed.
-func (r *PlatformReconciler) stopped(out *runner.Outcome, block func(string, string), end func(v1alpha1.PlatformPhase, string, string)) {
+func (r *PlatformReconciler) stopped(out *runner.Result, block func(string, string), end func(v1alpha1.PlatformPhase, string, string)) {
 	run := out.Run
 	switch {
 	case out.Stopped != nil && !errors.Is(out.Stopped, runner.ErrAborted) && !errors.Is(out.Stopped, runner.ErrInterrupted):

@@ -16,20 +16,20 @@ import (
 	"github.com/upshift-dev/upshift/config/crd"
 )
 
-// Outcome is what Ensure found or did.
-type Outcome string
+// Found is what Ensure found or did.
+type Found string
 
 const (
 	// Current: the CRD is installed, Established and carries the
 	// embedded digest; nothing was written.
-	Current Outcome = "current"
+	Current Found = "current"
 	// Installed: the CRD was missing and is installed now.
-	Installed Outcome = "installed"
+	Installed Found = "installed"
 	// Updated: the CRD carried another digest and is replaced now.
-	Updated Outcome = "updated"
+	Updated Found = "updated"
 	// Unchecked: the caller may not read CRDs, so nothing was checked;
 	// the caller probes the resource itself (see Ensure).
-	Unchecked Outcome = "unchecked"
+	Unchecked Found = "unchecked"
 )
 
 // ErrForbidden: the CRD must be installed or updated, and the caller may
@@ -49,7 +49,7 @@ var EstablishTimeout = 30 * time.Second
 
 // Notice says what Ensure did, for the driver to report ("" when it wrote
 // nothing).
-func (o Outcome) Notice(name string) string {
+func (o Found) Notice(name string) string {
 	switch o {
 	case Installed:
 		return "installed CRD " + name
@@ -63,7 +63,7 @@ func (o Outcome) Notice(name string) string {
 // current on the cluster. When the caller may not read CRDs it returns
 // Unchecked and writes nothing: the caller tells a missing CRD from the
 // resource's answers.
-func Ensure(ctx context.Context, c apiextensionsclient.Interface, name string) (Outcome, error) {
+func Ensure(ctx context.Context, c apiextensionsclient.Interface, name string) (Found, error) {
 	// The digest tells whether the cluster's copy is current; the CRD is
 	// decoded only to be written.
 	digest, err := crd.DigestOf(name)

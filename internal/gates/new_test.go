@@ -66,7 +66,7 @@ func TestNewPassesTheGateTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != step.Failed || !strings.Contains(res.Message, "within 500ms") {
+	if res.Status != step.Failed || !strings.Contains(res.Message, "within 500ms") {
 		t.Errorf("Check = %+v, want Failed within 500ms", res)
 	}
 }

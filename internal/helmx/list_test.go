@@ -47,7 +47,7 @@ func TestListSeesTheLatestRevisionOfEveryRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := gate.Check(ctx)
-	if err != nil || res.Outcome != step.Failed || !strings.Contains(res.Message, e.ns+"/bad revision 2 is failed") {
+	if err != nil || res.Status != step.Failed || !strings.Contains(res.Message, e.ns+"/bad revision 2 is failed") {
 		t.Errorf("helmReleases gate = %+v, %v; want it failed naming bad's revision 2", res, err)
 	}
 }

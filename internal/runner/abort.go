@@ -16,7 +16,7 @@ import (
 // rollback is still possible. When another process drives the run, Abort
 // asks it to stop (the one write made without the lease: a flag the holder
 // reads) and waits until it has.
-func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
+func (s *Session) Abort(ctx context.Context, name string) (*Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -28,6 +28,13 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 		return s.requestAbort(ctx, name)
 	}
 	held, err := s.acquire(ctx, name, false)
+	var heldBy *lease.HeldError
+	if errors.As(err, &heldBy) && heldBy.Holder.Run == name {
+		// A driver (the controller's next reconcile) took the run up
+		// while this one waited for the lease: ask it, as above.
+		s.opts.Notice(fmt.Sprintf("run %s is driven by %s; asking it to stop", name, heldBy.Holder))
+		return s.requestAbort(ctx, name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -37,22 +44,22 @@ func (s *Session) Abort(ctx context.Context, name string) (*Outcome, error) {
 		return nil, err
 	}
 	if err := engine.Abort(run, "an operator", time.Now()); err != nil {
-		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
+		return &Result{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	// No process drives the run: lift its freezes here, before it is
 	// saved as aborted. Only names are needed, which the record's
 	// redacted plan keeps.
 	a := &actor{plan: &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan}}, deps: s.deps, runs: s.runs()}
 	if err := a.finish(held.Context(), run); err != nil {
-		return &Outcome{Run: run}, fmt.Errorf("run %s not aborted: %w", name, err)
+		return &Result{Run: run}, fmt.Errorf("run %s not aborted: %w", name, err)
 	}
 	if err := s.store.Save(held.Context(), run); err != nil {
 		return nil, err
 	}
-	return &Outcome{Run: run, Stopped: ErrAborted}, nil
+	return &Result{Run: run, Stopped: ErrAborted}, nil
 }
 
-func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, error) {
+func (s *Session) requestAbort(ctx context.Context, name string) (*Result, error) {
 	for {
 		run, err := s.store.Get(ctx, name)
 		if err != nil {
@@ -62,9 +69,9 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 			// It stopped meanwhile: a flag on it would abort its next
 			// resume, not this drive.
 			if run.Status.Phase == v1alpha1.RunAborted {
-				return &Outcome{Run: run, Stopped: ErrAborted}, nil
+				return &Result{Run: run, Stopped: ErrAborted}, nil
 			}
-			return &Outcome{Run: run}, fmt.Errorf("%w: run %s is %s, not running", ErrRefused, name, run.Status.Phase)
+			return &Result{Run: run}, fmt.Errorf("%w: run %s is %s, not running", ErrRefused, name, run.Status.Phase)
 		}
 		run.Status.AbortRequested = true
 		err = s.store.Save(ctx, run)
@@ -95,7 +102,7 @@ func (s *Session) requestAbort(ctx context.Context, name string) (*Outcome, erro
 			return nil, err
 		}
 		if run.Status.Phase == v1alpha1.RunAborted {
-			return &Outcome{Run: run, Stopped: ErrAborted}, nil
+			return &Result{Run: run, Stopped: ErrAborted}, nil
 		}
 		select {
 		case <-ctx.Done():

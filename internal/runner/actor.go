@@ -314,14 +314,14 @@ func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 // after the context ended (Ctrl-C, abort, lost lease) may be the cut-off
 // itself: the run stops as saved instead of rolling back.
 func (a *actor) result(ctx context.Context, res step.Result) (engine.Outcome, error) {
-	if res.Outcome != step.Succeeded && ctx.Err() != nil {
+	if res.Status != step.Succeeded && ctx.Err() != nil {
 		return engine.Outcome{}, context.Cause(ctx)
 	}
-	if res.Outcome == step.Running {
+	if res.Status == step.Running {
 		// Asked again after its delay; never at once, which would spin.
 		return engine.Outcome{Again: max(res.After, minAgain), Message: res.Message}, nil
 	}
-	return engine.Outcome{OK: res.Outcome == step.Succeeded, Message: res.Message}, nil
+	return engine.Outcome{OK: res.Status == step.Succeeded, Message: res.Message}, nil
 }
 
 // minAgain is the shortest wait before a step that is still running is

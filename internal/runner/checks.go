@@ -50,7 +50,7 @@ func (s *Session) Checks(ctx context.Context, p *Resolved) ([]CheckResult, error
 			return nil, fmt.Errorf("spec.checks[%d] (%s): %w", i, name, err)
 		}
 		end := metav1.NowMicro()
-		c := CheckResult{Index: i, Name: name, Severity: g.Severity, Passed: res.Outcome == step.Succeeded, Message: res.Message,
+		c := CheckResult{Index: i, Name: name, Severity: g.Severity, Passed: res.Status == step.Succeeded, Message: res.Message,
 			Status: v1alpha1.StepStatus{Name: name, Phase: v1alpha1.PhaseSucceeded, StartedAt: &start, FinishedAt: &end, Message: res.Message}}
 		if c.Severity == "" {
 			c.Severity = v1alpha1.SeverityBlocking

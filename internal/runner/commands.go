@@ -13,7 +13,7 @@ import (
 // Rollback undoes every stage of the run that changed something. It needs
 // only the backups, not the plan's sources. A run that later runs were
 // built on is refused: undoing it would silently undo them too.
-func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
+func (s *Session) Rollback(ctx context.Context, name string) (*Result, error) {
 	return s.command(ctx, name, false, func(r *v1alpha1.UpgradeRun) error {
 		newer, err := s.newerRun(ctx, r)
 		if err != nil {
@@ -30,7 +30,7 @@ func (s *Session) Rollback(ctx context.Context, name string) (*Outcome, error) {
 
 // Retry retries the failed step of a run that failed without rollback,
 // with the plan's sources as saved with the run.
-func (s *Session) Retry(ctx context.Context, name string) (*Outcome, error) {
+func (s *Session) Retry(ctx context.Context, name string) (*Result, error) {
 	return s.command(ctx, name, true, engine.Retry)
 }
 
@@ -56,7 +56,7 @@ func (s *Session) newerRun(ctx context.Context, r *v1alpha1.UpgradeRun) (string,
 }
 
 // command changes a saved run under the lease and drives it on.
-func (s *Session) command(ctx context.Context, name string, needSources bool, change func(*v1alpha1.UpgradeRun) error) (*Outcome, error) {
+func (s *Session) command(ctx context.Context, name string, needSources bool, change func(*v1alpha1.UpgradeRun) error) (*Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 		return nil, err
 	}
 	if err := change(run); err != nil {
-		return &Outcome{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
+		return &Result{Run: run}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	// The plan as written comes with the sources saved with the run: the
 	// resource holds it redacted, which must not drive anything.
@@ -103,12 +103,12 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 			SourcesErr: fmt.Errorf("read the sources saved with run %s: %w", name, err)}
 	case needSources:
 		if changed := engine.Changes(run, p.Digest, p.SourceDigests); changed != "" {
-			return &Outcome{Run: run}, fmt.Errorf("%w: the sources saved with run %s do not match it (%s): apply the plan file again to resume", ErrRefused, name, changed)
+			return &Result{Run: run}, fmt.Errorf("%w: the sources saved with run %s do not match it (%s): apply the plan file again to resume", ErrRefused, name, changed)
 		}
 	}
 	if err := s.store.Save(held.Context(), run); err != nil {
 		return nil, err
 	}
 	failpoint(run)
-	return s.drive(ctx, held, &Outcome{Run: run}, p, nil, true)
+	return s.drive(ctx, held, &Result{Run: run}, p, nil, true)
 }

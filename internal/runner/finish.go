@@ -90,7 +90,7 @@ func (a *actor) reinstate(ctx context.Context, r *v1alpha1.UpgradeRun, notice fu
 		if err != nil {
 			return fmt.Errorf("step %s, run again as its run goes on: %w", f.name, err)
 		}
-		if res.Outcome != step.Succeeded {
+		if res.Status != step.Succeeded {
 			return fmt.Errorf("step %s, run again as its run goes on: %s", f.name, res.Message)
 		}
 		notice(fmt.Sprintf("step %s again: %s", f.name, res.Message))

@@ -31,7 +31,7 @@ var _ records = (*runstore.Store)(nil)
 //
 // check runs the plan's health checks (spec.checks) when a run starts or
 // starts over, before anything is written; nil checks nothing.
-func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.RunOwner, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Outcome, drive bool, err error) {
+func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.RunOwner, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Result, drive bool, err error) {
 	// One list tells both: the run of this plan, if any, and the others.
 	all, err := store.List(ctx)
 	if err != nil {
@@ -49,11 +49,11 @@ func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.Ru
 		}
 	}
 	if existing != nil && !engine.OwnedBy(existing, owner) {
-		return &Outcome{Decision: engine.Decision{Verdict: engine.Refuse}}, false, fmt.Errorf("%w: run %s belongs to %s, not to %s: it is driven only through its owner (the CLI's retry, rollback and abort act on any run)",
+		return &Result{Decision: engine.Decision{Verdict: engine.Refuse}}, false, fmt.Errorf("%w: run %s belongs to %s, not to %s: it is driven only through its owner (the CLI's retry, rollback and abort act on any run)",
 			ErrRefused, existing.Name, existing.Spec.Owner, owner)
 	}
 	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
-	out = &Outcome{Run: existing, Decision: dec}
+	out = &Result{Run: existing, Decision: dec}
 	switch dec.Verdict {
 	case engine.Refuse:
 		return out, false, fmt.Errorf("%w: %s", ErrRefused, dec.Reason)

@@ -77,7 +77,7 @@ func (a *actor) revert(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 			o, err := a.failed(ctx, fmt.Errorf("the rollback of step %s failed, nothing else restored: %w", specs[i].Name, err))
 			return nil, nil, o, err
 		}
-		if done.Outcome != step.Succeeded {
+		if done.Status != step.Succeeded {
 			if ctx.Err() != nil {
 				return nil, nil, engine.Outcome{}, context.Cause(ctx)
 			}

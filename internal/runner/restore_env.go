@@ -35,7 +35,7 @@ func (a *actor) envNotBack(ctx context.Context, stage int, snap *backup.Snapshot
 		if err != nil {
 			return nil, err
 		}
-		if res.Outcome != step.Succeeded {
+		if res.Status != step.Succeeded {
 			diffs = append(diffs, res.Message)
 		}
 	}

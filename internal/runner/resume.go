@@ -14,7 +14,7 @@ import (
 // a catalog might no longer render the same. A finished run is nothing to
 // resume: it is reported as apply reports it (already done, or rolled
 // back).
-func (s *Session) Resume(ctx context.Context, name string) (*Outcome, error) {
+func (s *Session) Resume(ctx context.Context, name string) (*Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}

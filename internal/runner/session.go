@@ -171,8 +171,8 @@ func (s *Session) Store() *runstore.Store { return s.store }
 // Backups gives access to backups (backup list, show).
 func (s *Session) Backups() *backup.Client { return s.backups }
 
-// Outcome is where a command left a run.
-type Outcome struct {
+// Result is where a command left a run.
+type Result struct {
 	Run      *v1alpha1.UpgradeRun
 	Decision engine.Decision
 	// Stopped is set when the drive stopped before an end: ErrInterrupted,
@@ -209,7 +209,7 @@ func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*leas
 }
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
-func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Outcome, error) {
+func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Result, error) {
 	early := s.takeEarly(ctx)
 	defer early.drop() // unless claimed below
 	if err := s.ready(ctx); err != nil {
@@ -260,7 +260,7 @@ func (s *Session) newActor(p *Resolved, deps *clients.Set) *actor {
 // not nil, is the first stage's snapshot read ahead for a new run
 // (readAhead). reconciled: the run has no backup to look for (it was just
 // created or started a new attempt) or was reconciled (Session.reconcile).
-func (s *Session) drive(ctx context.Context, held *lease.Held, out *Outcome, p *Resolved, ahead *readAhead, reconciled bool) (*Outcome, error) {
+func (s *Session) drive(ctx context.Context, held *lease.Held, out *Result, p *Resolved, ahead *readAhead, reconciled bool) (*Result, error) {
 	run := out.Run
 	actCtx, cancel := context.WithCancelCause(held.Context())
 	defer cancel(nil)

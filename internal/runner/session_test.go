@@ -118,7 +118,7 @@ func TestInterruptWhoseSaveFailsIsNotReportedSaved(t *testing.T) {
 	p := f.plan("interrupted", "2", "  - name: hold\n    steps:\n    - name: hold\n      pause: {duration: 1m}\n")
 	ctx, interrupt := context.WithCancel(f.ctx)
 	type result struct {
-		out *Outcome
+		out *Result
 		err error
 	}
 	done := make(chan result, 1)

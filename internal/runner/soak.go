@@ -47,7 +47,7 @@ func (a *actor) soak(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 			if err != nil {
 				return a.failed(ctx, err)
 			}
-			if res.Outcome != step.Succeeded {
+			if res.Status != step.Succeeded {
 				if ctx.Err() != nil {
 					return engine.Outcome{}, context.Cause(ctx)
 				}

@@ -24,7 +24,7 @@ func (s *Store) EnsureCRD(ctx context.Context) (string, error) {
 	if s.crdOK {
 		return "", nil
 	}
-	var outcome crds.Outcome
+	var outcome crds.Found
 	err := retry(ctx, func(int) error {
 		var err error
 		outcome, err = crds.Ensure(ctx, s.crds, crd.UpgradeRuns)

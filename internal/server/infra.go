@@ -293,7 +293,7 @@ func (s *Server) runInfra(rec *record) (wizard.State, Status, error) {
 }
 
 // stoppedStatus words a run that did not reach its version.
-func stoppedStatus(out *runner.Outcome) Status {
+func stoppedStatus(out *runner.Result) Status {
 	st := Status{State: StateFailed, LastUpdated: time.Now().UTC()}
 	r := out.Run
 	if r == nil {

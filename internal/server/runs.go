@@ -202,7 +202,7 @@ func (s *Server) notDriving(ctx context.Context) error {
 // run is resumed from its saved plan). false: the server is stopping.
 func (s *Server) command(sess *runner.Session, cmd Command, resumed bool) bool {
 	return s.goDrive(func() {
-		var out *runner.Outcome
+		var out *runner.Result
 		var err error
 		switch {
 		case cmd.Kind == CommandRollback:
@@ -271,7 +271,7 @@ func (s *Server) background(w http.ResponseWriter, r *http.Request, kind string)
 // runs no longer stands (what comes after it must not go on), and a
 // failed phase's description says where its run is now.
 func (s *Server) noteEnd(run *v1alpha1.UpgradeRun) {
-	st := stoppedStatus(&runner.Outcome{Run: run})
+	st := stoppedStatus(&runner.Result{Run: run})
 	if run.Status.Phase == v1alpha1.RunSucceeded {
 		st = Status{State: StateFailed, Description: fmt.Sprintf("Run %s succeeded after a retry: start the upgrade again to go on", run.Name), LastUpdated: st.LastUpdated}
 	}

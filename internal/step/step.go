@@ -22,25 +22,25 @@ import (
 // Ref names one object a step touches.
 type Ref = object.Ref
 
-// Outcome of a step or a gate.
-type Outcome string
+// Status of a step or a gate.
+type Status string
 
 const (
-	Succeeded Outcome = "Succeeded"
-	Failed    Outcome = "Failed"
+	Succeeded Status = "Succeeded"
+	Failed    Status = "Failed"
 	// Running: the step is not done and is to be asked again (Run called
 	// again) after Result.After; its message says how far it is. A step
 	// that takes long (a canary's pause, a plan of an hour) returns it
 	// instead of holding its goroutine for the whole wait. Run must then
 	// be safe to call again, as it is after a crash.
-	Running Outcome = "Running"
+	Running Status = "Running"
 )
 
 // Result is what an executor or a gate reports. An expected failure (a
 // crash-looping pod, a gate that does not pass, a timeout) is a Failed
 // result with a message, not an error.
 type Result struct {
-	Outcome Outcome
+	Status  Status
 	Message string
 	// After is how long until a Running step is asked again.
 	After time.Duration
@@ -48,16 +48,16 @@ type Result struct {
 
 // Progress builds a Running result, to be asked again after after.
 func Progress(after time.Duration, format string, a ...any) Result {
-	return Result{Outcome: Running, Message: fmt.Sprintf(format, a...), After: after}
+	return Result{Status: Running, Message: fmt.Sprintf(format, a...), After: after}
 }
 
 // Success and Failure build results.
 func Success(format string, a ...any) Result {
-	return Result{Outcome: Succeeded, Message: fmt.Sprintf(format, a...)}
+	return Result{Status: Succeeded, Message: fmt.Sprintf(format, a...)}
 }
 
 func Failure(format string, a ...any) Result {
-	return Result{Outcome: Failed, Message: fmt.Sprintf(format, a...)}
+	return Result{Status: Failed, Message: fmt.Sprintf(format, a...)}
 }
 
 // RunAttempt names the run and the attempt (apply --retry starts a new

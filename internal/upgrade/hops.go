@@ -54,7 +54,7 @@ type Result struct {
 	Solution *Solution
 	// Stopped is the outcome of the hop that did not succeed; nil when
 	// the target was reached.
-	Stopped *runner.Outcome
+	Stopped *runner.Result
 }
 
 // PreflightError: a hop's plan does not fit the cluster as the hops
@@ -69,11 +69,11 @@ func (e *PreflightError) Error() string {
 }
 
 // RefusedError: the runner refused a hop (another run unfinished, a
-// changed plan); Outcome carries its decision.
+// changed plan); Result carries its decision.
 type RefusedError struct {
-	Run     string
-	Outcome *runner.Outcome
-	Err     error
+	Run    string
+	Result *runner.Result
+	Err    error
 }
 
 func (e *RefusedError) Error() string { return e.Err.Error() }
@@ -156,7 +156,7 @@ func (e *AbortedError) Error() string {
 	return fmt.Sprintf("the hop to %s was aborted by an operator (run %s): retry the upgrade to resume it (a PlatformUpgrade: annotate upshift.dev/retry; the CLI: upshift upgrade --retry; the wizard: retry the upgrade, or POST /api/runs/%s/retry), or roll the run back (upshift rollback %s)", e.Version, e.Run, e.Run, e.Run)
 }
 
-func succeeded(out *runner.Outcome) bool {
+func succeeded(out *runner.Result) bool {
 	return out.Run != nil && out.Run.Status.Phase == v1alpha1.RunSucceeded && out.Stopped == nil
 }
 
@@ -215,7 +215,7 @@ func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (others map[st
 // hop runs hop i: its plan from the catalog, checked against the cluster
 // as the hops before it left it. others are the unfinished runs not this
 // driver's (resumeUnfinished).
-func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result, others map[string]*v1alpha1.UpgradeRun) (*runner.Outcome, error) {
+func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result, others map[string]*v1alpha1.UpgradeRun) (*runner.Result, error) {
 	l, err := s.Plan(ctx, i)
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result, others 
 	if r := others[p.RunName()]; r != nil {
 		reason := fmt.Sprintf("run %s is unfinished (%s) and was started by %s, not by this upgrade (%s): only the upgrade that started it resumes it; roll it back or retry it first",
 			r.Name, r.Status.Phase, ownerText(r.Spec.Owner), ownerText(h.Session.Owner()))
-		out := &runner.Outcome{Decision: engine.Decision{Verdict: engine.Refuse, Reason: reason, Run: r.Name}}
+		out := &runner.Result{Decision: engine.Decision{Verdict: engine.Refuse, Reason: reason, Run: r.Name}}
 		return nil, h.refused(out, fmt.Errorf("%w: %s", runner.ErrRefused, reason), r.Name)
 	}
 	p.From = VersionString(s.HopFrom(i)) // the report's "from", as the catalog found it
@@ -269,8 +269,8 @@ func ownerText(o *v1alpha1.RunOwner) string {
 	return fmt.Sprintf("%s (uid %s)", o, o.UID)
 }
 
-func (h *Hops) refused(out *runner.Outcome, err error, run string) error {
-	return &RefusedError{Run: run, Outcome: out, Err: err}
+func (h *Hops) refused(out *runner.Result, err error, run string) error {
+	return &RefusedError{Run: run, Result: out, Err: err}
 }
 
 // verify checks that the catalog's version sources say the version a hop

@@ -28,7 +28,7 @@ import (
 // yet, with the state so far (what a timeout reports).
 type Verdict struct {
 	Done    bool
-	Outcome step.Outcome
+	Outcome step.Status
 	Message string
 }
 
@@ -103,7 +103,7 @@ func Until[T any](ctx context.Context, timeout time.Duration, l Lister, objType 
 		func(watch.Event) (bool, error) { return look(false) })
 	switch cause := context.Cause(ctx); {
 	case err == nil:
-		return step.Result{Outcome: last.Outcome, Message: last.Message}, nil
+		return step.Result{Status: last.Outcome, Message: last.Message}, nil
 	case errors.Is(cause, errTimedOut):
 		state := last.Message
 		if state == "" {

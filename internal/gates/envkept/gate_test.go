@@ -102,24 +102,24 @@ func TestEnvKeptAgainstTheBackup(t *testing.T) {
 	snap := manager(t, e)
 
 	update(t, e, func(c *corev1.Container) { c.Image = "example.com/manager:1.1.0" })
-	if res := check(t, e, snap, "CLUSTER_ID", "POD_NAMESPACE"); res.Outcome != step.Succeeded || !strings.Contains(res.Message, "keeps 2 variables") {
+	if res := check(t, e, snap, "CLUSTER_ID", "POD_NAMESPACE"); res.Status != step.Succeeded || !strings.Contains(res.Message, "keeps 2 variables") {
 		t.Errorf("after an image change: %+v, want Succeeded keeping 2 variables", res)
 	}
 
 	update(t, e, func(c *corev1.Container) { c.Env[0].Value = "another-cluster" })
 	res := check(t, e, snap)
 	want := "deployment " + e.NS + "/manager container controller-manager: 1 variable not kept: CLUSTER_ID value changed"
-	if res.Outcome != step.Failed || res.Message != want {
+	if res.Status != step.Failed || res.Message != want {
 		t.Errorf("after a changed value: %+v\nwant Failed: %s", res, want)
 	}
-	if res := check(t, e, snap, "POD_NAMESPACE"); res.Outcome != step.Succeeded {
+	if res := check(t, e, snap, "POD_NAMESPACE"); res.Status != step.Succeeded {
 		t.Errorf("a gate that does not name the changed variable: %+v, want Succeeded", res)
 	}
 
 	if err := e.Clientset.AppsV1().Deployments(e.NS).Delete(context.Background(), "manager", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if res := check(t, e, snap); res.Outcome != step.Failed || !strings.Contains(res.Message, "is gone") {
+	if res := check(t, e, snap); res.Status != step.Failed || !strings.Contains(res.Message, "is gone") {
 		t.Errorf("after the workload was deleted: %+v, want Failed: is gone", res)
 	}
 }
@@ -130,11 +130,11 @@ func TestEnvKeptNeedsTheWorkloadInTheBackup(t *testing.T) {
 	e := clienttest.New(t)
 	manager(t, e)
 	res := check(t, e, &backup.Snapshot{})
-	if res.Outcome != step.Failed || !strings.Contains(res.Message, envkept.StageHint) {
+	if res.Status != step.Failed || !strings.Contains(res.Message, envkept.StageHint) {
 		t.Errorf("with a backup that does not hold the workload: %+v, want Failed with %q", res, envkept.StageHint)
 	}
 	absent := &backup.Snapshot{Entries: []backup.Entry{{Ref: step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: e.NS, Name: "manager"}}}}
-	if res := check(t, e, absent); res.Outcome != step.Succeeded || !strings.Contains(res.Message, "did not exist before the stage") {
+	if res := check(t, e, absent); res.Status != step.Succeeded || !strings.Contains(res.Message, "did not exist before the stage") {
 		t.Errorf("with a workload the stage created: %+v, want Succeeded", res)
 	}
 	if _, err := gates.New(v1alpha1.Gate{EnvKept: &v1alpha1.EnvKeptGate{Kind: "Deployment", Namespace: e.NS, Name: "manager", Container: "c"}}, time.Second, e.Set, nil); err == nil {

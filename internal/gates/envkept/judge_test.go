@@ -47,7 +47,7 @@ func TestJudge(t *testing.T) {
 		name    string
 		spec    func(v1alpha1.EnvKeptGate) v1alpha1.EnvKeptGate
 		live    string
-		outcome step.Outcome
+		outcome step.Status
 		message string
 	}{
 		{name: "image changed, variables kept", live: strings.Replace(manager, "liqo:1.0.0", "liqo:1.1.0", 1), outcome: step.Succeeded,
@@ -77,8 +77,8 @@ func TestJudge(t *testing.T) {
 				s = tc.spec(spec)
 			}
 			res := Judge(s, before, workload(t, tc.live))
-			if res.Outcome != tc.outcome || !strings.Contains(res.Message, tc.message) {
-				t.Errorf("Judge = %s: %s\nwant %s containing %q", res.Outcome, res.Message, tc.outcome, tc.message)
+			if res.Status != tc.outcome || !strings.Contains(res.Message, tc.message) {
+				t.Errorf("Judge = %s: %s\nwant %s containing %q", res.Status, res.Message, tc.outcome, tc.message)
 			}
 			for _, secret := range []string{"planted-secret-value", "another-secret-value", "8080", "9090"} {
 				if strings.Contains(res.Message, secret) {

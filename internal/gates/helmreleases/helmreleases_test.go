@@ -33,7 +33,7 @@ func TestJudge(t *testing.T) {
 				in = nil
 			}
 			res := Judge(in, tt.spec)
-			if (res.Outcome == step.Succeeded) != tt.ok {
+			if (res.Status == step.Succeeded) != tt.ok {
 				t.Fatalf("Judge = %+v, want ok %v", res, tt.ok)
 			}
 			for _, s := range tt.says {

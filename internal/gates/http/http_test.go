@@ -42,7 +42,7 @@ func TestCheck(t *testing.T) {
 		okStatus    int
 		spec        func(url string) v1alpha1.HTTPGate
 		gateTimeout time.Duration
-		want        step.Outcome
+		want        step.Status
 		wantCalls   int32 // exact when > 0
 		substr      []string
 		maxTime     time.Duration
@@ -103,7 +103,7 @@ func TestCheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Check: %v", err)
 			}
-			if res.Outcome != tt.want {
+			if res.Status != tt.want {
 				t.Fatalf("Check = %+v, want %s", res, tt.want)
 			}
 			for _, s := range tt.substr {
@@ -134,7 +134,7 @@ func TestCheckConnectionRefusedNamesTheError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != step.Failed || !strings.Contains(res.Message, "connection refused") {
+	if res.Status != step.Failed || !strings.Contains(res.Message, "connection refused") {
 		t.Errorf("Check = %+v, want Failed naming connection refused", res)
 	}
 }

@@ -34,15 +34,15 @@ func run(d *clients.Set, spec v1alpha1.NodesReadyGate, timeout time.Duration) (s
 	return res, time.Since(start), err
 }
 
-func check(t *testing.T, d *clients.Set, spec v1alpha1.NodesReadyGate, timeout time.Duration, outcome step.Outcome, message string) time.Duration {
+func check(t *testing.T, d *clients.Set, spec v1alpha1.NodesReadyGate, timeout time.Duration, outcome step.Status, message string) time.Duration {
 	t.Helper()
 	res, took, err := run(d, spec, timeout)
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	t.Logf("%s: %s in %s", res.Outcome, res.Message, took.Round(time.Millisecond))
-	if res.Outcome != outcome || res.Message != message {
-		t.Errorf("Check = %s %q\nwant     %s %q", res.Outcome, res.Message, outcome, message)
+	t.Logf("%s: %s in %s", res.Status, res.Message, took.Round(time.Millisecond))
+	if res.Status != outcome || res.Message != message {
+		t.Errorf("Check = %s %q\nwant     %s %q", res.Status, res.Message, outcome, message)
 	}
 	return took
 }

@@ -86,14 +86,14 @@ func check(t *testing.T, e *clienttest.Env, spec v1alpha1.PodsRunningGate, timeo
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	t.Logf("%s: %s in %s", res.Outcome, res.Message, took.Round(time.Millisecond))
+	t.Logf("%s: %s in %s", res.Status, res.Message, took.Round(time.Millisecond))
 	return res, took
 }
 
-func want(t *testing.T, res step.Result, outcome step.Outcome, message string) {
+func want(t *testing.T, res step.Result, outcome step.Status, message string) {
 	t.Helper()
-	if res.Outcome != outcome || res.Message != message {
-		t.Errorf("Check = %s %q\nwant     %s %q", res.Outcome, res.Message, outcome, message)
+	if res.Status != outcome || res.Message != message {
+		t.Errorf("Check = %s %q\nwant     %s %q", res.Status, res.Message, outcome, message)
 	}
 }
 
@@ -118,8 +118,8 @@ func TestCrashLoopFailsFast(t *testing.T) {
 	three := int32(3)
 	res, took := check(t, e, v1alpha1.PodsRunningGate{Namespace: e.NS, Selector: "app=web", MaxRestarts: &three}, 2*time.Minute)
 	prefix := fmt.Sprintf("pod %s/web-b container app: CrashLoopBackOff (restarts: ", e.NS)
-	if res.Outcome != step.Failed || !strings.HasPrefix(res.Message, prefix) || !strings.HasSuffix(res.Message, "), last exit code 1 (Error)") {
-		t.Errorf("Check = %s %q, want Failed %q…", res.Outcome, res.Message, prefix)
+	if res.Status != step.Failed || !strings.HasPrefix(res.Message, prefix) || !strings.HasSuffix(res.Message, "), last exit code 1 (Error)") {
+		t.Errorf("Check = %s %q, want Failed %q…", res.Status, res.Message, prefix)
 	}
 	if took > 15*time.Second {
 		t.Errorf("Check took %s, want a failure within 15s", took)
@@ -146,8 +146,8 @@ func TestTimeoutNamesThePendingPod(t *testing.T) {
 	createPod(t, e, "web-b", "web", "registry.example/web:v1", true)
 	res, _ := check(t, e, v1alpha1.PodsRunningGate{Namespace: e.NS, Selector: "app=web"}, 3*time.Second)
 	re := regexp.MustCompile(`^timed out after 3s: 1 of 2 pods not Running and Ready: pod ` + e.NS + `/web-b Pending \(Unschedulable: 0/3 nodes are available: .*node\(s\) didn't match Pod's node affinity/selector`)
-	if res.Outcome != step.Failed || !re.MatchString(res.Message) {
-		t.Errorf("Check = %s %q, want Failed matching %s", res.Outcome, res.Message, re)
+	if res.Status != step.Failed || !re.MatchString(res.Message) {
+		t.Errorf("Check = %s %q, want Failed matching %s", res.Status, res.Message, re)
 	}
 }
 
@@ -192,7 +192,7 @@ func TestRestartsWhileWaitingFail(t *testing.T) {
 			if o.err != nil {
 				t.Fatalf("Check: %v", o.err)
 			}
-			t.Logf("%s: %s (restartCount %d)", o.res.Outcome, o.res.Message, restarts)
+			t.Logf("%s: %s (restartCount %d)", o.res.Status, o.res.Message, restarts)
 			want(t, o.res, step.Failed, fmt.Sprintf("pod %s/web-a container app restarted 3 times since the gate started (maxRestarts: 2)", e.NS))
 			return
 		case <-tick.C:

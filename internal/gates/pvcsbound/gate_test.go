@@ -90,14 +90,14 @@ func check(t *testing.T, e *clienttest.Env, spec v1alpha1.PVCsBoundGate, timeout
 		t.Fatalf("Check: %v", err)
 	}
 	took := time.Since(start)
-	t.Logf("%s: %s in %s", res.Outcome, res.Message, took.Round(time.Millisecond))
+	t.Logf("%s: %s in %s", res.Status, res.Message, took.Round(time.Millisecond))
 	return res, took
 }
 
-func want(t *testing.T, res step.Result, outcome step.Outcome, message string) {
+func want(t *testing.T, res step.Result, outcome step.Status, message string) {
 	t.Helper()
-	if res.Outcome != outcome || res.Message != message {
-		t.Errorf("Check = %s %q\nwant     %s %q", res.Outcome, res.Message, outcome, message)
+	if res.Status != outcome || res.Message != message {
+		t.Errorf("Check = %s %q\nwant     %s %q", res.Status, res.Message, outcome, message)
 	}
 }
 

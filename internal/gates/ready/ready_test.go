@@ -51,7 +51,7 @@ func TestReadyGate(t *testing.T) {
 	tests := []struct {
 		name    string
 		spec    v1alpha1.ReadyGate
-		want    step.Outcome
+		want    step.Status
 		message string // exact, or a prefix when it ends with "…"
 		substr  []string
 	}{
@@ -103,7 +103,7 @@ func TestReadyGate(t *testing.T) {
 				t.Fatalf("Check: %v", err)
 			}
 			t.Logf("%s in %s", res.Message, time.Since(start).Round(time.Millisecond))
-			if res.Outcome != tt.want {
+			if res.Status != tt.want {
 				t.Errorf("Check = %+v, want %s", res, tt.want)
 			}
 			if tt.message != "" && res.Message != tt.message {

@@ -68,7 +68,7 @@ func TestCRDsApplyAndWaitEstablished(t *testing.T) {
 	// and succeeds too.
 	for run := 1; run <= 2; run++ {
 		res, err := ex.Run(context.Background())
-		if err != nil || res.Outcome != step.Succeeded {
+		if err != nil || res.Status != step.Succeeded {
 			t.Fatalf("run %d: Run = %+v, %v", run, res, err)
 		}
 		if !strings.Contains(res.Message, "2 CRDs established") || !strings.Contains(res.Message, "gadgets."+group) {
@@ -143,7 +143,7 @@ func TestCRDsNamesConflictFailsFast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != step.Failed || !strings.Contains(res.Message, "gadgets."+group) && !strings.Contains(res.Message, "widgets."+group) {
+	if res.Status != step.Failed || !strings.Contains(res.Message, "gadgets."+group) && !strings.Contains(res.Message, "widgets."+group) {
 		t.Errorf("Run = %+v, want Failed naming gadgets.%s or widgets.%s", res, group, group)
 	}
 	if d := time.Since(start); d > 30*time.Second {
@@ -167,7 +167,7 @@ func TestCRDsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != step.Failed || !strings.HasPrefix(res.Message, "timed out after 1ns") {
+	if res.Status != step.Failed || !strings.HasPrefix(res.Message, "timed out after 1ns") {
 		t.Errorf("Run = %+v, want Failed, timed out after 1ns", res)
 	}
 }

@@ -90,7 +90,7 @@ func TestFreezeDeniesFromRunUntilFinish(t *testing.T) {
 
 	for i := 1; i <= 2; i++ { // the second Run is a resumed step's
 		res, err := ex.Run(ctx)
-		if err != nil || res.Outcome != step.Succeeded {
+		if err != nil || res.Status != step.Succeeded {
 			t.Fatalf("Run %d = %+v, %v", i, res, err)
 		}
 		if !strings.Contains(res.Message, "frozen until the run ends: CREATE of configmaps, secrets in namespaces "+e.frozen) {
@@ -137,7 +137,7 @@ func TestFreezeEverywhereButTheRunsNamespace(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ex := e.executor(t, v1alpha1.FreezeStep{Rules: []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Operations: []string{"CREATE"}}}}, e.Clientset)
-	if res, err := ex.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+	if res, err := ex.Run(ctx); err != nil || res.Status != step.Succeeded {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	for _, ns := range []string{e.frozen, e.other} {
@@ -161,7 +161,7 @@ func TestFreezeClusterScopedKindSaysThePlansMessage(t *testing.T) {
 		Rules:   []v1alpha1.FreezeRule{{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Operations: []string{"CREATE"}}},
 		Message: "no new cluster role during the upgrade",
 	}, e.Clientset)
-	if res, err := ex.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+	if res, err := ex.Run(ctx); err != nil || res.Status != step.Succeeded {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "frozen-" + e.frozen}}

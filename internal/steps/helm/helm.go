@@ -137,7 +137,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 		if err != nil {
 			return step.Result{}, err
 		}
-		if res, err := e.wait(ctx, b, objs); err != nil || res.Outcome == step.Failed {
+		if res, err := e.wait(ctx, b, objs); err != nil || res.Status == step.Failed {
 			return res, err
 		}
 		return step.Success("%srelease %s/%s already at revision %d (chart %s %s), %d objects Current",
@@ -174,7 +174,7 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 	if err != nil {
 		return verdict, err
 	}
-	if verdict.Outcome == step.Failed {
+	if verdict.Status == step.Failed {
 		return e.fail(ctx, res, verdict.Message)
 	}
 	what := fmt.Sprintf("upgraded release %s/%s from revision %d to %d", ns, rel, res.PreviousRevision, res.Revision)

@@ -114,7 +114,7 @@ func TestInstallUpgradeAndRunAgain(t *testing.T) {
 	ctx := context.Background()
 
 	res := f.run(t, "1.0.0", "1.0", time.Minute)
-	if res.Outcome != step.Succeeded {
+	if res.Status != step.Succeeded {
 		t.Fatalf("install: %+v", res)
 	}
 	mustContain(t, "install message", res.Message, "installed release "+f.NS+"/addon at revision 1", "chart addon 1.0.0")
@@ -135,7 +135,7 @@ func TestInstallUpgradeAndRunAgain(t *testing.T) {
 		"configmap "+f.NS+"/addon-config", "configmap "+f.NS+"/addon-extra", "deployment "+f.NS+"/addon")
 
 	res, err = ex.Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("upgrade: %+v, %v", res, err)
 	}
 	mustContain(t, "upgrade message", res.Message, "from revision 1 to 2", "chart addon 2.0.0")
@@ -144,7 +144,7 @@ func TestInstallUpgradeAndRunAgain(t *testing.T) {
 	}
 
 	res, err = ex.Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("again: %+v, %v", res, err)
 	}
 	mustContain(t, "second run", res.Message, "already at revision 2")
@@ -160,11 +160,11 @@ func TestInstallUpgradeAndRunAgain(t *testing.T) {
 func TestBrokenUpgradeGoesBack(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Outcome != step.Succeeded {
+	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Status != step.Succeeded {
 		t.Fatalf("install: %+v", res)
 	}
 	res := f.run(t, "2.0.0", "2.0-broken", 2*time.Minute)
-	if res.Outcome != step.Failed {
+	if res.Status != step.Failed {
 		t.Fatalf("broken upgrade: %+v, want Failed", res)
 	}
 	mustContain(t, "message", res.Message, "CrashLoopBackOff", "rolled back to revision 1")
@@ -193,7 +193,7 @@ func TestBrokenInstallIsRemoved(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	res := f.run(t, "1.0.0", "1.0-broken", 2*time.Minute)
-	if res.Outcome != step.Failed {
+	if res.Status != step.Failed {
 		t.Fatalf("broken install: %+v, want Failed", res)
 	}
 	mustContain(t, "message", res.Message, "CrashLoopBackOff", "uninstalled release "+f.NS+"/addon")
@@ -209,7 +209,7 @@ func TestBrokenInstallIsRemoved(t *testing.T) {
 // release pending; the step rolls it back and then upgrades.
 func TestPendingReleaseIsResolved(t *testing.T) {
 	f := newFixture(t)
-	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Outcome != step.Succeeded {
+	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Status != step.Succeeded {
 		t.Fatalf("install: %+v", res)
 	}
 	cfg, err := f.Helm.ActionConfig(f.NS)
@@ -229,7 +229,7 @@ func TestPendingReleaseIsResolved(t *testing.T) {
 	}
 
 	res := f.run(t, "2.0.0", "2.0", time.Minute)
-	if res.Outcome != step.Succeeded {
+	if res.Status != step.Succeeded {
 		t.Fatalf("upgrade of a pending release: %+v", res)
 	}
 	mustContain(t, "message", res.Message, "rolled back to revision 1", "from revision 3 to 4")

@@ -19,7 +19,7 @@ import (
 func TestReleaseKeepsAndRevertsItsRevision(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Outcome != step.Succeeded {
+	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Status != step.Succeeded {
 		t.Fatalf("install: %+v", res)
 	}
 	rel := helm.NewRelease(v1alpha1.HelmStep{Release: "addon", Namespace: f.NS}, time.Minute, f.clients)
@@ -27,12 +27,12 @@ func TestReleaseKeepsAndRevertsItsRevision(t *testing.T) {
 	if err != nil || kept != (v1alpha1.HelmRevision{Release: "addon", Namespace: f.NS, Revision: 1}) {
 		t.Fatalf("Keep = %+v, %v; want addon at revision 1", kept, err)
 	}
-	if res := f.run(t, "2.0.0", "2.0", time.Minute); res.Outcome != step.Succeeded {
+	if res := f.run(t, "2.0.0", "2.0", time.Minute); res.Status != step.Succeeded {
 		t.Fatalf("upgrade: %+v", res)
 	}
 
 	done, err := rel.Revert(ctx, &v1alpha1.BackupRef{HelmReleases: []v1alpha1.HelmRevision{kept}})
-	if err != nil || done.Outcome != step.Succeeded {
+	if err != nil || done.Status != step.Succeeded {
 		t.Fatalf("Revert = %+v, %v", done, err)
 	}
 	mustContain(t, "Revert", done.Message, "rolled back to revision 1")
@@ -48,7 +48,7 @@ func TestReleaseKeepsAndRevertsItsRevision(t *testing.T) {
 	}
 
 	missing, err := rel.Revert(ctx, &v1alpha1.BackupRef{})
-	if err != nil || missing.Outcome != step.Failed {
+	if err != nil || missing.Status != step.Failed {
 		t.Fatalf("Revert from a backup without the revision = %+v, %v; want Failed", missing, err)
 	}
 	mustContain(t, "message", missing.Message, "no revision of release "+f.NS+"/addon")

@@ -144,7 +144,7 @@ func TestImageKeepsEverythingElse(t *testing.T) {
 	}
 	for run := 1; run <= 2; run++ { // the second run is a resume after success
 		res, err := ex.Run(ctx)
-		if err != nil || res.Outcome != step.Succeeded {
+		if err != nil || res.Status != step.Succeeded {
 			t.Fatalf("run %d: Run = %+v, %v", run, res, err)
 		}
 		if want := fmt.Sprintf("deployment %s/web runs web=%s (2 running pods checked)", e.NS, webV2); res.Message != want {
@@ -181,7 +181,7 @@ func TestImageKeepsEverythingElse(t *testing.T) {
 
 	// A later step for the other container keeps the image set above.
 	res, err := newStep(t, e, "Deployment", "web", map[string]string{"sidecar": sidecarV2}, 2*time.Minute).Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("sidecar step: Run = %+v, %v", res, err)
 	}
 	final, err := e.Clientset.AppsV1().Deployments(e.NS).Get(ctx, "web", metav1.GetOptions{})
@@ -202,8 +202,8 @@ func TestImageBrokenFailsEarlyNamingThePod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
-	if res.Outcome != step.Failed {
+	t.Logf("Run: %s: %s", res.Status, res.Message)
+	if res.Status != step.Failed {
 		t.Fatalf("Run = %+v, want Failed", res)
 	}
 	for _, s := range []string{"pod " + e.NS + "/web-", "container web", "CrashLoopBackOff"} {
@@ -224,9 +224,9 @@ func TestImageUnknownContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
+	t.Logf("Run: %s: %s", res.Status, res.Message)
 	want := fmt.Sprintf(`deployment %s/web has no container "nope"; it has containers web, sidecar and init container setup`, e.NS)
-	if res.Outcome != step.Failed || res.Message != want {
+	if res.Status != step.Failed || res.Message != want {
 		t.Errorf("Run = %+v, want Failed %q", res, want)
 	}
 	// Nothing changed: web keeps its image.
@@ -244,7 +244,7 @@ func TestImageInitContainer(t *testing.T) {
 	e := clienttest.New(t)
 	createDeployment(t, e, "web", nil)
 	res, err := newStep(t, e, "Deployment", "web", map[string]string{"setup": "registry.example/setup:v2"}, time.Minute).Run(context.Background())
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	d, err := e.Clientset.AppsV1().Deployments(e.NS).Get(context.Background(), "web", metav1.GetOptions{})
@@ -268,8 +268,8 @@ func TestImageTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
-	if res.Outcome != step.Failed || !strings.HasPrefix(res.Message, "timed out after 3s: deployment "+e.NS+"/web") {
+	t.Logf("Run: %s: %s", res.Status, res.Message)
+	if res.Status != step.Failed || !strings.HasPrefix(res.Message, "timed out after 3s: deployment "+e.NS+"/web") {
 		t.Errorf("Run = %+v, want Failed: timed out after 3s: deployment %s/web…", res, e.NS)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -315,7 +315,7 @@ func TestImageDaemonSetAndStatefulSet(t *testing.T) {
 		pods       int
 	}{{"DaemonSet", "agent", 3}, {"StatefulSet", "db", 2}} {
 		res, err := newStep(t, e, tt.kind, tt.name, map[string]string{"web": webV2}, 2*time.Minute).Run(ctx)
-		if err != nil || res.Outcome != step.Succeeded {
+		if err != nil || res.Status != step.Succeeded {
 			t.Fatalf("%s: Run = %+v, %v", tt.kind, res, err)
 		}
 		if !strings.Contains(res.Message, fmt.Sprintf("(%d running pods checked)", tt.pods)) {

@@ -88,7 +88,7 @@ func TestImageStartsFromTheBackupsCopy(t *testing.T) {
 	// owns it now, and keeps it in every later apply of its own.
 	ex := counted(map[string]string{"sidecar": sidecarV1})
 	ex.Seed(backupCopy())
-	if res, err := ex.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+	if res, err := ex.Run(ctx); err != nil || res.Status != step.Succeeded {
 		t.Fatalf("sidecar step: Run = %+v, %v", res, err)
 	}
 	if n := counter.n.Load(); n != 0 {
@@ -113,7 +113,7 @@ func TestImageStartsFromTheBackupsCopy(t *testing.T) {
 	}
 	ex = counted(map[string]string{"web": webV2})
 	ex.Seed(stale)
-	if res, err := ex.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+	if res, err := ex.Run(ctx); err != nil || res.Status != step.Succeeded {
 		t.Fatalf("web step: Run = %+v, %v", res, err)
 	}
 	if n := counter.n.Load(); n != 1 {
@@ -136,7 +136,7 @@ func TestImageStartsFromTheBackupsCopy(t *testing.T) {
 	ex = counted(map[string]string{"web": webV1})
 	ex.Seed(gone)
 	res, err := ex.Run(ctx)
-	if want := "deployment " + e.NS + "/web not found"; err != nil || res.Outcome != step.Failed || res.Message != want {
+	if want := "deployment " + e.NS + "/web not found"; err != nil || res.Status != step.Failed || res.Message != want {
 		t.Errorf("seeded with the copy of a workload deleted since: Run = %+v, %v; want the failure %q", res, err, want)
 	}
 }

@@ -156,8 +156,8 @@ func TestJobFailureCarriesExitCodeAndLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
-	if res.Outcome != step.Failed {
+	t.Logf("Run: %s: %s", res.Status, res.Message)
+	if res.Status != step.Failed {
 		t.Fatalf("Run = %+v, want Failed", res)
 	}
 	if d := time.Since(start); d > 30*time.Second {
@@ -182,7 +182,7 @@ func TestJobFailureCarriesExitCodeAndLog(t *testing.T) {
 	// A resumed run reports the same failure without running the Job again.
 	uid := jobUID(t, e, "migrate-v3")
 	again, err := ex.Run(ctx)
-	if err != nil || again.Outcome != step.Failed || !strings.Contains(again.Message, "exited with code 1") || !strings.Contains(again.Message, fakeLogLine) {
+	if err != nil || again.Status != step.Failed || !strings.Contains(again.Message, "exited with code 1") || !strings.Contains(again.Message, fakeLogLine) {
 		t.Errorf("second Run = %+v, %v; want the same failure", again, err)
 	}
 	if got := jobUID(t, e, "migrate-v3"); got != uid {
@@ -198,7 +198,7 @@ func TestJobFailureCarriesExitCodeAndLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	third, err := ex.Run(ctx)
-	if err != nil || third.Outcome != step.Failed || !strings.Contains(third.Message, "exited with code 1") {
+	if err != nil || third.Status != step.Failed || !strings.Contains(third.Message, "exited with code 1") {
 		t.Errorf("Run after deleting the Job = %+v, %v; want it run again (and fail again)", third, err)
 	}
 	if got := jobUID(t, e, "migrate-v3"); got == uid {
@@ -211,7 +211,7 @@ func TestJobWithADifferentSpec(t *testing.T) {
 	e := clienttest.New(t)
 	ctx := context.Background()
 	v1 := jobYAML(e.NS, "migrate", "registry.example/migrate:v1", "")
-	if res, err := newStep(t, e, v1, 2*time.Minute).Run(ctx); err != nil || res.Outcome != step.Succeeded {
+	if res, err := newStep(t, e, v1, 2*time.Minute).Run(ctx); err != nil || res.Status != step.Succeeded {
 		t.Fatalf("v1: Run = %+v, %v", res, err)
 	}
 
@@ -223,8 +223,8 @@ func TestJobWithADifferentSpec(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		t.Logf("%s: Run: %s: %s", tt.name, res.Outcome, res.Message)
-		if res.Outcome != step.Failed || !strings.Contains(res.Message, "job "+e.NS+"/migrate already exists with a different spec") ||
+		t.Logf("%s: Run: %s: %s", tt.name, res.Status, res.Message)
+		if res.Status != step.Failed || !strings.Contains(res.Message, "job "+e.NS+"/migrate already exists with a different spec") ||
 			!strings.Contains(res.Message, "give the new migration a new Job name") {
 			t.Errorf("%s: Run = %+v, want Failed naming the fix", tt.name, res)
 		}
@@ -254,7 +254,7 @@ func TestJobCreatedElsewhereWithTheSameSpec(t *testing.T) {
 	}
 	uid := jobUID(t, e, "migrate")
 	res, err := newStep(t, e, y, 2*time.Minute).Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("Run = %+v, %v; want Succeeded", res, err)
 	}
 	if got := jobUID(t, e, "migrate"); got != uid {
@@ -277,12 +277,12 @@ func TestJobOfAnotherRunIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := other.Run(ctx); err != nil || res.Outcome != step.Succeeded {
+	if res, err := other.Run(ctx); err != nil || res.Status != step.Succeeded {
 		t.Fatalf("the other run's Job: %+v, %v", res, err)
 	}
 	uid := jobUID(t, e, "migrate")
 	res, err := newStep(t, e, y, 2*time.Minute).Run(ctx)
-	if err != nil || res.Outcome != step.Failed || !strings.Contains(res.Message, "created by run shop-2.0.0-again, attempt 1") || !strings.Contains(res.Message, "delete that Job") {
+	if err != nil || res.Status != step.Failed || !strings.Contains(res.Message, "created by run shop-2.0.0-again, attempt 1") || !strings.Contains(res.Message, "delete that Job") {
 		t.Fatalf("Run = %+v, %v; want a failure naming the other run and the fix", res, err)
 	}
 	if got := jobUID(t, e, "migrate"); got != uid {
@@ -300,8 +300,8 @@ func TestJobTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
-	if res.Outcome != step.Failed || !strings.HasPrefix(res.Message, "timed out after 3s: job "+e.NS+"/migrate") {
+	t.Logf("Run: %s: %s", res.Status, res.Message)
+	if res.Status != step.Failed || !strings.HasPrefix(res.Message, "timed out after 3s: job "+e.NS+"/migrate") {
 		t.Errorf("Run = %+v, want Failed: timed out after 3s: job %s/migrate…", res, e.NS)
 	}
 	if !strings.Contains(res.Message, "is not scheduled: Unschedulable") {
@@ -321,7 +321,7 @@ func TestRunRollbackJob(t *testing.T) {
 	// A rollback resumed within its attempt does not run it twice.
 	for run := 1; run <= 2; run++ {
 		res, err := job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, attempt1, e.Applier, e.Waiter, e.Clientset)
-		if err != nil || res.Outcome != step.Succeeded || !strings.Contains(res.Message, "job "+e.NS+"/migrate-v2-down") {
+		if err != nil || res.Status != step.Succeeded || !strings.Contains(res.Message, "job "+e.NS+"/migrate-v2-down") {
 			t.Fatalf("run %d: RunRollbackJob = %+v, %v", run, res, err)
 		}
 	}
@@ -343,7 +343,7 @@ func TestRunRollbackJob(t *testing.T) {
 	// Another run's down-migration Job is not this rollback's: the
 	// rollback fails rather than report a down-migration it did not run.
 	res, err = job.RunRollbackJob(ctx, spec, objs, 2*time.Minute, step.RunAttempt{Run: "shop-3.0.0", Attempt: 1}, e.Applier, e.Waiter, e.Clientset)
-	if err != nil || res.Outcome != step.Failed ||
+	if err != nil || res.Status != step.Failed ||
 		!strings.Contains(res.Message, "job "+e.NS+"/migrate-v2-down exists and this rollback did not create it (it was created by run shop-2.0.0, attempt 2)") ||
 		!strings.Contains(res.Message, "delete that Job") {
 		t.Errorf("rollback of another run: RunRollbackJob = %+v, %v; want Failed naming the Job and the fix", res, err)

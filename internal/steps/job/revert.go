@@ -42,7 +42,7 @@ func (r *Reverter) Revert(ctx context.Context, _ *v1alpha1.BackupRef) (step.Reve
 	if err != nil {
 		return step.Reverted{}, err
 	}
-	if res.Outcome == step.Succeeded {
+	if res.Status == step.Succeeded {
 		res.Message = "rollback job: " + res.Message
 	}
 	return step.Reverted{Result: res}, nil

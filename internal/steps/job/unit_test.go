@@ -206,7 +206,7 @@ func TestMarkedCopiesTheJob(t *testing.T) {
 func TestReverterWithoutItsSourceFails(t *testing.T) {
 	r := NewReverter(v1alpha1.JobStep{RollbackJob: &v1alpha1.Source{Path: "down.yaml"}}, nil, time.Minute, step.RunAttempt{Run: "shop-2", Attempt: 1}, nil, nil, nil)
 	done, err := r.Revert(t.Context(), &v1alpha1.BackupRef{})
-	if err != nil || done.Outcome != step.Failed || !strings.Contains(done.Message, "apply the plan again to save its sources") {
+	if err != nil || done.Status != step.Failed || !strings.Contains(done.Message, "apply the plan again to save its sources") {
 		t.Errorf("Revert = %+v, %v; want Failed saying how to save the source", done, err)
 	}
 }

@@ -77,7 +77,7 @@ metadata: {name: ` + ns + `}
 	}
 	for run := 1; run <= 2; run++ { // the second run is a resume after success
 		res, err := ex.Run(context.Background())
-		if err != nil || res.Outcome != step.Succeeded {
+		if err != nil || res.Status != step.Succeeded {
 			t.Fatalf("run %d: Run = %+v, %v", run, res, err)
 		}
 		if res.Message != "applied 3 objects, all Current" {
@@ -107,8 +107,8 @@ func TestManifestsBrokenImageFailsEarlyNamingThePod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
-	if res.Outcome != step.Failed {
+	t.Logf("Run: %s: %s", res.Status, res.Message)
+	if res.Status != step.Failed {
 		t.Fatalf("Run = %+v, want Failed", res)
 	}
 	for _, s := range []string{"deployment " + e.NS + "/bad", "pod " + e.NS + "/bad-", "CrashLoopBackOff"} {
@@ -151,7 +151,7 @@ spec:
       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `, group, e.NS)
 	res, err := newExecutor(t, e, src, time.Minute).Run(context.Background())
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	w, err := e.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}).Namespace(e.NS).Get(context.Background(), "w1", metav1.GetOptions{})
@@ -185,8 +185,8 @@ func TestManifestsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Run: %s: %s", res.Outcome, res.Message)
-	if res.Outcome != step.Failed || !strings.HasPrefix(res.Message, "timed out after 3s: deployment "+e.NS+"/stuck") {
+	t.Logf("Run: %s: %s", res.Status, res.Message)
+	if res.Status != step.Failed || !strings.HasPrefix(res.Message, "timed out after 3s: deployment "+e.NS+"/stuck") {
 		t.Errorf("Run = %+v, want Failed: timed out after 3s: deployment %s/stuck…", res, e.NS)
 	}
 	if d := time.Since(start); d > 10*time.Second {

@@ -59,7 +59,7 @@ func (e *Executor) recreate(outer context.Context, b *budget.Budget, f *found) (
 			continue
 		}
 		res, err := e.waitBack(outer, ns, oldUIDs, f.expected[ns], b.Left())
-		if err != nil || res.Outcome != step.Succeeded {
+		if err != nil || res.Status != step.Succeeded {
 			if err != nil {
 				return b.Verdict(err)
 			}

@@ -143,7 +143,7 @@ func TestRecreatePodsThroughTheirOwners(t *testing.T) {
 		t.Errorf("Targets = %v, %v; want none (owners re-create the pods)", refs, err)
 	}
 	res, err := ex.Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	want := fmt.Sprintf("re-created pods matching app=gateway in %s, %s (4 by their owners), all Current", nss[0], nss[1])
@@ -166,7 +166,7 @@ func TestRecreatePodsThroughTheirOwners(t *testing.T) {
 
 	// A resumed step (same start) finds everything re-created already.
 	res, err = newStep(t, e, v1alpha1.RecreateStep{APIVersion: "v1", Kind: "Pod", Namespace: pattern, Selector: "app=gateway"}, "", started, time.Minute).Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded || !strings.Contains(res.Message, "already re-created") {
+	if err != nil || res.Status != step.Succeeded || !strings.Contains(res.Message, "already re-created") {
 		t.Fatalf("second Run = %+v, %v; want Succeeded, already re-created", res, err)
 	}
 	for _, ns := range nss {
@@ -197,7 +197,7 @@ func TestRecreateFromManifests(t *testing.T) {
 		t.Errorf("Targets = %v, %v; want the from Deployment", refs, err)
 	}
 	res, err := ex.Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded || !strings.Contains(res.Message, "(1 from manifests)") {
+	if err != nil || res.Status != step.Succeeded || !strings.Contains(res.Message, "(1 from manifests)") {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	cur, err := e.Applier.Get(ctx, step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: e.NS, Name: "gateway"})
@@ -223,7 +223,7 @@ func TestRecreateAnnotate(t *testing.T) {
 	started := time.Now()
 	spec := v1alpha1.RecreateStep{APIVersion: "apps/v1", Kind: "Deployment", Namespace: e.NS, Selector: "app=gateway", Mode: "annotate"}
 	res, err := newStep(t, e, spec, "", started, time.Minute).Run(ctx)
-	if err != nil || res.Outcome != step.Succeeded || !strings.Contains(res.Message, "annotated 1 deployments") || !strings.Contains(res.Message, "0 already had it") {
+	if err != nil || res.Status != step.Succeeded || !strings.Contains(res.Message, "annotated 1 deployments") || !strings.Contains(res.Message, "0 already had it") {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	cur, err := e.Applier.Get(ctx, step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: e.NS, Name: "gateway"})
@@ -260,7 +260,7 @@ func TestRecreateObjectsThatDoNotComeBack(t *testing.T) {
 	}
 	ex := newStep(t, e, v1alpha1.RecreateStep{APIVersion: "v1", Kind: "Pod", Namespace: e.NS, Selector: "app=gateway"}, "", time.Now(), 4*time.Second)
 	res, err := ex.Run(ctx)
-	if err != nil || res.Outcome != step.Failed {
+	if err != nil || res.Status != step.Failed {
 		t.Fatalf("Run = %+v, %v; want Failed", res, err)
 	}
 	want := fmt.Sprintf("pods matching app=gateway not back: timed out after 4s: %s: 0 of 1 pods matching app=gateway back and Current", e.NS)
@@ -285,7 +285,7 @@ func TestRecreateRefusesOrphansAndAcceptsNothing(t *testing.T) {
 	}
 	res, err := newStep(t, e, v1alpha1.RecreateStep{APIVersion: "v1", Kind: "Pod", Namespace: e.NS, Selector: "app=gateway"}, "", time.Now(), time.Minute).Run(ctx)
 	want := fmt.Sprintf("nothing deleted: pod %s/bare would not come back", e.NS)
-	if err != nil || res.Outcome != step.Failed || !strings.HasPrefix(res.Message, want) {
+	if err != nil || res.Status != step.Failed || !strings.HasPrefix(res.Message, want) {
 		t.Fatalf("Run = %+v, %v; want Failed %q", res, err, want)
 	}
 	if p, err := e.Clientset.CoreV1().Pods(e.NS).Get(ctx, "bare", metav1.GetOptions{}); err != nil || p.UID != created.UID || p.DeletionTimestamp != nil {

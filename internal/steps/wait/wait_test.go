@@ -23,7 +23,7 @@ func TestPauseGoesOnFromItsSavedStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := s.Run(context.Background())
-	if err != nil || res.Outcome != step.Succeeded {
+	if err != nil || res.Status != step.Succeeded {
 		t.Fatalf("a pause started an hour ago = %+v, %v; want done", res, err)
 	}
 	s, _ = New(pause(time.Hour), time.Now(), step.Waits{NoWait: true})
@@ -41,7 +41,7 @@ func TestPauseSaysWhenToAskAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := s.Run(context.Background())
-	if err != nil || res.Outcome != step.Running {
+	if err != nil || res.Status != step.Running {
 		t.Fatalf("a pause 20 minutes into an hour = %+v, %v; want Running", res, err)
 	}
 	if left := 40 * time.Minute; res.After > left || res.After < left-time.Minute {
@@ -80,7 +80,7 @@ func TestApprovalWaitsForTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := s.Run(context.Background())
-	if err != nil || res.Outcome != step.Succeeded || asked != 3 {
+	if err != nil || res.Status != step.Succeeded || asked != 3 {
 		t.Fatalf("approval = %+v, %v after %d reads", res, err, asked)
 	}
 	s, _ = New(spec, time.Time{}, step.Waits{Approvals: func(context.Context, string) (*v1alpha1.Approval, error) { return nil, nil }, Poll: time.Millisecond, NoWait: true})
@@ -117,7 +117,7 @@ func TestApprovalAwaitsWhenItCan(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := s.Run(context.Background())
-			if err != nil || res.Outcome != step.Succeeded || asked != tt.wantAsked {
+			if err != nil || res.Status != step.Succeeded || asked != tt.wantAsked {
 				t.Fatalf("Run = %+v, %v after %d reads of the record; want approved after %d", res, err, asked, tt.wantAsked)
 			}
 		})
