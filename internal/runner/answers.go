@@ -5,11 +5,12 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/steps"
 )
 
-// A gate after a stage's image, manifests or crds steps fences on the
-// answers to their writes (kube.Answers) instead of a consistent list of
-// its object. kube does not know stages: the actor scopes the answers, a
+// A gate after a stage's ApplierOnly steps (image, manifests, crds)
+// fences on the answers to their writes (kube.Answers) instead of a
+// consistent list of its object. kube does not know stages: the actor scopes the answers, a
 // fresh set when a stage's backup runs, and none from the moment a step
 // that writes otherwise than through the Applier, or a restore, starts
 // in the stage: those writes leave no answer, so the gates list again.
@@ -43,9 +44,9 @@ func (a *actor) withAnswers() *clients.Set {
 }
 
 // writesOnlyThroughApplier tells the steps whose every write goes through
-// the run's kube.Applier, so that its answers are their last writes. Any
-// other step (Helm, a Job, a re-creation, a freeze, an approval, a pause)
-// ends the stage's answers.
+// the run's kube.Applier, so that its answers are their last writes, as
+// their kinds declare (step.Traits.ApplierOnly). Any other step ends the
+// stage's answers.
 func writesOnlyThroughApplier(s v1alpha1.Step) bool {
-	return s.Image != nil || s.Manifests != nil || s.CRDs != nil
+	return steps.TraitsOf(s).ApplierOnly
 }

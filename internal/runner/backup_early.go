@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/steps"
 )
 
 // earlyBackup is the backup of the stage after one of image (or crds)
@@ -40,26 +41,26 @@ type earlyBackup struct {
 }
 
 // earlyBackupFits tells whether the stage after stage may be backed up
-// while stage's steps run: they must all be image steps, which change
-// nothing but their workloads' pod templates (and what those workloads'
-// controllers do: ReplicaSets, pods), or crds steps, which change nothing
-// but their CRDs (and how the API server serves those kinds: the next
-// stage must hold no object of their groups, see crdGroups); and the next
-// stage must name its objects up front (image, manifests, crds steps;
-// approvals and pauses name none) with no Helm release, whose revision is
-// read with the backup and kept in the record alone. The objects
-// themselves are compared once their Targets are known (disjoint).
+// while stage's steps run, as their kinds declare (step.Traits): every
+// step of stage is Confined (an image step changes nothing but its
+// workloads' pod templates and what their controllers do; a crds step
+// nothing but its CRDs and how their kinds are served: the next stage
+// must hold no object of their groups, see crdGroups), and every step of
+// the next stage NamesUpFront (its objects known before anything runs,
+// nothing kept besides them, as a Helm release's revision is). The
+// objects themselves are compared once their Targets are known
+// (disjoint).
 func earlyBackupFits(stages []v1alpha1.Stage, stage int) bool {
 	if stage+1 >= len(stages) || len(stages[stage].Steps) == 0 {
 		return false
 	}
 	for _, s := range stages[stage].Steps {
-		if s.Image == nil && s.CRDs == nil {
+		if !steps.TraitsOf(s).Confined {
 			return false
 		}
 	}
 	for _, s := range stages[stage+1].Steps {
-		if s.Image == nil && s.Manifests == nil && s.CRDs == nil && s.Approval == nil && s.Pause == nil {
+		if !steps.TraitsOf(s).NamesUpFront {
 			return false
 		}
 	}

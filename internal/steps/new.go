@@ -115,6 +115,30 @@ func HelmClients(d *clients.Set) helmstep.Clients {
 	return helmstep.Clients{Helm: d.Helm, Waiter: d.Waiter, Mapper: d.Mapper}
 }
 
+// TraitsOf is what the kind of s declares of itself (step.Traits); none
+// for a step that sets no kind.
+func TraitsOf(s v1alpha1.Step) step.Traits {
+	switch {
+	case s.CRDs != nil:
+		return crds.Traits
+	case s.Manifests != nil:
+		return manifests.Traits
+	case s.Image != nil:
+		return image.Traits
+	case s.Job != nil:
+		return job.Traits
+	case s.Recreate != nil:
+		return recreate.Traits
+	case s.Helm != nil:
+		return helmstep.Traits
+	case s.Freeze != nil:
+		return freeze.Traits
+	case s.Approval != nil, s.Pause != nil:
+		return wait.Traits
+	}
+	return step.Traits{}
+}
+
 // NewKeeper builds the step.Keeper of a step whose kind keeps a state in
 // its stage's backup (a helm step's release revision), nil for the other
 // kinds. It needs none of the run's sources.

@@ -91,3 +91,28 @@ func TestNewFinisher(t *testing.T) {
 		t.Fatalf("helm: NewFinisher = %v, %v; want nothing to finish", f, err)
 	}
 }
+
+// Each kind's traits, as the runner relies on them: which steps' gates
+// may fence on write answers, which stages may have the next backed up
+// while they run, and which may be backed up ahead of their turn.
+func TestTraitsOfEachKind(t *testing.T) {
+	for _, tt := range []struct {
+		s    v1alpha1.Step
+		want step.Traits
+	}{
+		{v1alpha1.Step{Image: &v1alpha1.ImageStep{}}, step.Traits{ApplierOnly: true, Confined: true, NamesUpFront: true}},
+		{v1alpha1.Step{CRDs: &v1alpha1.CRDsStep{}}, step.Traits{ApplierOnly: true, Confined: true, NamesUpFront: true}},
+		{v1alpha1.Step{Manifests: &v1alpha1.ManifestsStep{}}, step.Traits{ApplierOnly: true, NamesUpFront: true}},
+		{v1alpha1.Step{Approval: &v1alpha1.ApprovalStep{}}, step.Traits{NamesUpFront: true}},
+		{v1alpha1.Step{Pause: &v1alpha1.PauseStep{}}, step.Traits{NamesUpFront: true}},
+		{v1alpha1.Step{Helm: &v1alpha1.HelmStep{}}, step.Traits{}},
+		{v1alpha1.Step{Job: &v1alpha1.JobStep{}}, step.Traits{}},
+		{v1alpha1.Step{Recreate: &v1alpha1.RecreateStep{}}, step.Traits{}},
+		{v1alpha1.Step{Freeze: &v1alpha1.FreezeStep{}}, step.Traits{}},
+		{v1alpha1.Step{}, step.Traits{}},
+	} {
+		if got := TraitsOf(tt.s); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.s.Kind(), got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+package step
+
+// Traits are what a driver may assume of a kind without building its
+// executor. Each kind declares its own (its package's Traits); the
+// registry (internal/steps.TraitsOf) answers for a step of the plan.
+type Traits struct {
+	// ApplierOnly: every write of the kind goes through the run's
+	// kube.Applier, so the answers to those writes are its last writes of
+	// its objects, which the gates after it may fence on.
+	ApplierOnly bool
+	// Confined: the kind changes nothing but its targets, and what their
+	// controllers do with them (a rollout's ReplicaSets and pods; how the
+	// API server serves a CRD's kinds), so the next stage may be backed up
+	// while it runs.
+	Confined bool
+	// NamesUpFront: the kind's targets are known from its spec and
+	// sources, before anything runs, and it keeps no state in its stage's
+	// backup besides them (no step.Keeper), so its stage may be backed up
+	// ahead of its turn.
+	NamesUpFront bool
+}
