@@ -17,17 +17,13 @@ func TestUnclaimedBackupIsFoundOnlyOnceClaimed(t *testing.T) {
 	e := newEnv(t)
 	e.createConfigMap(t, "settings", map[string]string{"level": "debug"})
 	key := backup.Key{Run: "claim-me", Stage: "config", Attempt: 1}
-	take := func() *backup.Encoded {
-		snap, err := e.b.Take(ctx(t), []step.Ref{e.configMapRef("settings")})
+	take := func() *backup.Snapshot {
+		snap, err := e.b.Take(ctx(t), []step.Ref{e.configMapRef("settings")}, backup.Fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
 		snap.RunUID = "uid-1"
-		enc, err := backup.Encode(snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return enc
+		return snap
 	}
 
 	early, err := e.b.SaveUnclaimed(ctx(t), key, take())
@@ -66,7 +62,7 @@ func TestUnclaimedBackupIsFoundOnlyOnceClaimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := e.b.Take(ctx(t), []step.Ref{e.configMapRef("settings"), e.configMapRef("more")})
+	snap, err := e.b.Take(ctx(t), []step.Ref{e.configMapRef("settings"), e.configMapRef("more")}, backup.Fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,20 +31,20 @@ func encode(s *Snapshot) (raw, packed []byte, err error) {
 	return raw, packed, nil
 }
 
-// Encoded is a snapshot as Save writes it: the checksum of its JSON, that
+// encoded is a snapshot as Save writes it: the checksum of its JSON, that
 // JSON compressed, and its counts.
-type Encoded struct {
+type encoded struct {
 	sha256          string
 	packed          []byte
 	objects, absent int
 }
 
-// Encode encodes s as Save would. s must not change afterwards.
-func Encode(s *Snapshot) (*Encoded, error) {
+// encodeSnapshot encodes s as Save writes it.
+func encodeSnapshot(s *Snapshot) (*encoded, error) {
 	raw, packed, err := encode(s)
 	if err != nil {
 		return nil, err
 	}
 	objects, absent := s.Counts()
-	return &Encoded{sha256: sha256Hex(raw), packed: packed, objects: objects, absent: absent}, nil
+	return &encoded{sha256: sha256Hex(raw), packed: packed, objects: objects, absent: absent}, nil
 }

@@ -166,7 +166,7 @@ func plural(kind string) string {
 // as the engine does before a stage and on its rollback.
 func (e *env) takeAndSave(t *testing.T, key backup.Key, refs ...step.Ref) (*backup.Snapshot, v1alpha1.BackupRef) {
 	t.Helper()
-	snap, err := e.b.Take(ctx(t), refs)
+	snap, err := e.b.Take(ctx(t), refs, backup.Fresh)
 	if err != nil {
 		t.Fatalf("Take: %v", err)
 	}

@@ -24,7 +24,7 @@ func TestFindAnswersThisRunsWholeBackup(t *testing.T) {
 	if ref, err := e.b.Find(ctx(t), key, "uid-1"); err != nil || ref != nil {
 		t.Fatalf("Find with no backup: %v, %v; want nothing", ref, err)
 	}
-	snap, err := e.b.Take(ctx(t), []step.Ref{e.configMapRef("settings")})
+	snap, err := e.b.Take(ctx(t), []step.Ref{e.configMapRef("settings")}, backup.Fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

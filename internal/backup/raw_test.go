@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -20,7 +21,7 @@ func TestTakenObjectsKeepTheServersBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "settings"}
-	snap, err := e.b.Take(ctx(t), []step.Ref{r, {APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "absent"}})
+	snap, err := e.b.Take(ctx(t), []step.Ref{r, {APIVersion: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "absent"}}, backup.Fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

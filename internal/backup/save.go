@@ -30,40 +30,32 @@ const AnnotationChunkBytes = "upshift.dev/chunk-bytes"
 // 1 MiB each, named from the key and the chunk index (a crashed Save is
 // simply redone: create or update), then reads every Secret back and
 // verifies the checksums before returning the ref. Chunks left over from an
-// earlier, larger Save of the same key are deleted.
+// earlier, larger Save of the same key are deleted. s must not change
+// while Save runs.
 func (c *Client) Save(ctx context.Context, key Key, s *Snapshot) (v1alpha1.BackupRef, error) {
-	if s == nil {
-		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: no snapshot", key)
-	}
-	enc, err := Encode(s)
-	if err != nil {
-		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: %w", key, err)
-	}
-	return c.SaveEncoded(ctx, key, enc)
+	return c.save(ctx, key, s, false)
 }
 
-// SaveEncoded is Save of a snapshot encoded beforehand (Encode), off the
-// path to the stage's first change.
-func (c *Client) SaveEncoded(ctx context.Context, key Key, enc *Encoded) (v1alpha1.BackupRef, error) {
-	return c.saveEncoded(ctx, key, enc, false)
+// SaveUnclaimed is Save of a backup taken before its stage's turn (while
+// the stage before it runs): it is written and verified the same, but
+// marked unclaimed (AnnotationUnclaimed), and Find does not answer it
+// until Claim: a resumed run must not adopt a backup that no stage began
+// with, and that may be older than what its stage would find. A Save of
+// the key writes over it.
+func (c *Client) SaveUnclaimed(ctx context.Context, key Key, s *Snapshot) (v1alpha1.BackupRef, error) {
+	return c.save(ctx, key, s, true)
 }
 
-// SaveUnclaimed is SaveEncoded of a backup taken before its stage's turn
-// (while the stage before it runs): it is written and verified the same,
-// but marked unclaimed (AnnotationUnclaimed), and Find does not answer
-// it until Claim: a resumed run must not adopt a backup that no stage
-// began with, and that may be older than what its stage would find.
-// A Save of the key writes over it.
-func (c *Client) SaveUnclaimed(ctx context.Context, key Key, enc *Encoded) (v1alpha1.BackupRef, error) {
-	return c.saveEncoded(ctx, key, enc, true)
-}
-
-func (c *Client) saveEncoded(ctx context.Context, key Key, enc *Encoded, unclaimed bool) (v1alpha1.BackupRef, error) {
+func (c *Client) save(ctx context.Context, key Key, s *Snapshot, unclaimed bool) (v1alpha1.BackupRef, error) {
 	if err := key.validate(); err != nil {
 		return v1alpha1.BackupRef{}, err
 	}
-	if enc == nil {
+	if s == nil {
 		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: no snapshot", key)
+	}
+	enc, err := encodeSnapshot(s)
+	if err != nil {
+		return v1alpha1.BackupRef{}, fmt.Errorf("save backup of %s: %w", key, err)
 	}
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second)) // what JSON keeps
 	ref := v1alpha1.BackupRef{SHA256: enc.sha256, Objects: enc.objects, Absent: enc.absent, CreatedAt: &now}

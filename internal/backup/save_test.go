@@ -28,7 +28,7 @@ func TestTakeSaveLoadRoundTrip(t *testing.T) {
 		ref("widgets.example.invalid/v1", "Widget", e.ns, "w1"), // kind not served yet: absent
 		e.configMapRef("settings"),                              // duplicate
 	}
-	snap, err := e.b.Take(ctx(t), refs)
+	snap, err := e.b.Take(ctx(t), refs, backup.Fresh)
 	if err != nil {
 		t.Fatalf("Take: %v", err)
 	}

@@ -85,22 +85,27 @@ func (s *Snapshot) Held(ref step.Ref) (obj *unstructured.Unstructured, held bool
 // read in the time of 4, without flooding the API server.
 const takeReads = 8
 
+// Read says where Take reads objects from.
+type Read int
+
+const (
+	// Fresh reads each object from etcd: the snapshot is as new as the
+	// moment Take returns.
+	Fresh Read = iota
+	// Cached reads each object from the API server's watch cache
+	// (resourceVersion 0): the server then only encodes each object, not
+	// reads and decodes it first, which on a platform of big CRDs halves
+	// its work. The cache may lag etcd by a moment, so such a snapshot is
+	// a backup only once Unmoved confirmed it with a read that does not.
+	Cached
+)
+
 // Take GETs every ref, deduplicated, several at a time; the entries keep
 // the refs' order. A missing object, or one whose kind is not served (its
 // CRD is yet to come), is an Entry with a nil Object. Transient API errors
 // are retried with backoff; permanent ones (forbidden, …) are returned.
-func (c *Client) Take(ctx context.Context, refs []step.Ref) (*Snapshot, error) {
-	return c.take(ctx, refs, false)
-}
-
-// TakeCached is Take with every object read from the API server's watch
-// cache (resourceVersion 0) instead of from etcd: the server then only
-// encodes each object, not reads and decodes it first, which on a
-// platform of big CRDs halves its work. The cache may lag etcd by a
-// moment, so such a snapshot is a backup only once Unmoved confirmed it
-// with a read that does not.
-func (c *Client) TakeCached(ctx context.Context, refs []step.Ref) (*Snapshot, error) {
-	return c.take(ctx, refs, true)
+func (c *Client) Take(ctx context.Context, refs []step.Ref, from Read) (*Snapshot, error) {
+	return c.take(ctx, refs, from == Cached)
 }
 
 func (c *Client) take(ctx context.Context, refs []step.Ref, cached bool) (*Snapshot, error) {

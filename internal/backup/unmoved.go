@@ -24,7 +24,13 @@ import (
 // others one by one. The first object found moved ends the reads; errors
 // are returned as they are, and the caller reads again rather than trust
 // the snapshot.
-func (c *Client) Unmoved(ctx context.Context, s *Snapshot) (bool, error) {
+//
+// cache, if not nil, is asked first (unmovedIn): when it knows every
+// object and shows each as s holds it, nothing is read.
+func (c *Client) Unmoved(ctx context.Context, s *Snapshot, cache MetaLookup) (bool, error) {
+	if cache != nil && s.unmovedIn(cache) {
+		return true, nil
+	}
 	groups, unserved, err := c.byPlace(s.Entries)
 	if err != nil {
 		return false, err
@@ -177,13 +183,13 @@ func (c *Client) metadataOf(ctx context.Context, p *place, name string) (*metav1
 // namespace, or is not in sync).
 type MetaLookup func(ref step.Ref) (now *metav1.ObjectMeta, known bool)
 
-// UnmovedIn is Unmoved answered by a cache instead of the API server:
+// unmovedIn is Unmoved answered by a cache instead of the API server:
 // true only when lookup knows every object of s and shows each as s
 // holds it. A cache shows the objects as they were a moment ago, so a
 // write in that moment is missed, as one just after a read would be.
 // False when it cannot tell, or shows anything else (it may also be
 // behind s's reads): the API server is asked then (Unmoved).
-func (s *Snapshot) UnmovedIn(lookup MetaLookup) bool {
+func (s *Snapshot) unmovedIn(lookup MetaLookup) bool {
 	for _, e := range s.Entries {
 		now, known := lookup(e.Ref)
 		if !known || !sameAs(e, now) {

@@ -31,11 +31,11 @@ func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
 	}
 	unmoved := func(refs ...step.Ref) bool {
 		t.Helper()
-		snap, err := e.b.Take(ctx(t), refs)
+		snap, err := e.b.Take(ctx(t), refs, backup.Fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ok, err := e.b.Unmoved(ctx(t), snap)
+		ok, err := e.b.Unmoved(ctx(t), snap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,11 +50,11 @@ func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
 	create("recreated")
 	refs := []step.Ref{ref("kept"), ref("written"), ref("deleted"), ref("recreated"), ref("absent"), notServed}
 
-	snap, err := e.b.Take(ctx(t), refs)
+	snap, err := e.b.Take(ctx(t), refs, backup.Fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := e.b.Unmoved(ctx(t), snap); err != nil || !ok {
+	if ok, err := e.b.Unmoved(ctx(t), snap, nil); err != nil || !ok {
 		t.Fatalf("Unmoved right after Take = %v, %v; want true", ok, err)
 	}
 
@@ -86,12 +86,12 @@ func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
 		{"absent", func() { create("absent") }},
 	}
 	for _, m := range moves {
-		before, err := e.b.Take(ctx(t), []step.Ref{ref("kept"), ref(m.name), notServed})
+		before, err := e.b.Take(ctx(t), []step.Ref{ref("kept"), ref(m.name), notServed}, backup.Fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m.move()
-		if ok, err := e.b.Unmoved(ctx(t), before); err != nil || ok {
+		if ok, err := e.b.Unmoved(ctx(t), before, nil); err != nil || ok {
 			t.Errorf("%s: Unmoved after the change = %v, %v; want false", m.name, ok, err)
 		}
 	}
@@ -102,7 +102,7 @@ func TestUnmovedTellsWhetherASnapshotIsStillTrue(t *testing.T) {
 	gone := &backup.Snapshot{Entries: []backup.Entry{{Ref: notServed, Object: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": notServed.APIVersion, "kind": notServed.Kind, "metadata": map[string]any{"name": "w", "namespace": e.ns, "uid": "u", "resourceVersion": "1"},
 	}}}}}
-	if ok, err := e.b.Unmoved(ctx(t), gone); err != nil || ok {
+	if ok, err := e.b.Unmoved(ctx(t), gone, nil); err != nil || ok {
 		t.Errorf("Unmoved of an object whose kind is not served = %v, %v; want false", ok, err)
 	}
 }
@@ -127,7 +127,7 @@ func TestUnmovedReadsManyObjectsOfAKindInOneList(t *testing.T) {
 	}
 	take := func() *backup.Snapshot {
 		t.Helper()
-		snap, err := e.b.Take(ctx(t), refs)
+		snap, err := e.b.Take(ctx(t), refs, backup.Fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestUnmovedReadsManyObjectsOfAKindInOneList(t *testing.T) {
 	}
 	unmoved := func(snap *backup.Snapshot) bool {
 		t.Helper()
-		ok, err := e.b.Unmoved(ctx(t), snap)
+		ok, err := e.b.Unmoved(ctx(t), snap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

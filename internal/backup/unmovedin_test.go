@@ -45,8 +45,8 @@ func TestUnmovedInACache(t *testing.T) {
 				m, known := tt.cache[ref]
 				return m, known
 			}
-			if got := tt.snap.UnmovedIn(lookup); got != tt.want {
-				t.Errorf("UnmovedIn = %v, want %v", got, tt.want)
+			if got := tt.snap.unmovedIn(lookup); got != tt.want {
+				t.Errorf("unmovedIn = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -165,6 +165,7 @@ func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alp
 		// A URL that does not answer now may later: tried again.
 		return nil, v1alpha1.ReasonUnavailable, "read the plan's sources: " + err.Error()
 	}
+	sess.ReadAhead(ctx, resolved) // the first stage's snapshot, read beside preflight
 	if errs := sess.Preflight(ctx, resolved); len(errs) > 0 {
 		return nil, v1alpha1.ReasonPreflightFailed, fmt.Sprintf("as %s: %s; nothing was changed", userOf(p), problems(errs.ToAggregate().Errors()))
 	}

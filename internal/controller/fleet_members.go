@@ -248,6 +248,7 @@ func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 		// every member), not by a namespace: the plan's namespace only
 		// located its ConfigMap and Secret sources.
 		resolved.Plan.Namespace = ""
+		c.sess.ReadAhead(ctx, resolved)
 		if errs := c.sess.Preflight(ctx, resolved); len(errs) > 0 {
 			return nil, fmt.Errorf("%w: preflight on cluster %s: %s; nothing was changed", errMemberPlan, c.cluster.ID, problems(errs.ToAggregate().Errors()))
 		}

@@ -26,6 +26,20 @@ func NewRun(p *v1alpha1.UpgradePlan, digest string, sources map[string]string, n
 	return r
 }
 
+// FirstAttempt gives a run created and stopped before its status was
+// first saved (status.attempt 0) the status of its first attempt, as
+// NewRun made it, and tells whether it did. Such a run's first stage may
+// have been backed up and its steps started meanwhile: with the status,
+// a resume looks for that backup (Sought) and drives it as any other.
+func FirstAttempt(r *v1alpha1.UpgradeRun, now time.Time) bool {
+	if r.Status.Attempt != 0 {
+		return false
+	}
+	r.Status = v1alpha1.RunStatus{}
+	startAttempt(r, now)
+	return true
+}
+
 // startAttempt resets every stage to Pending and starts from the first.
 func startAttempt(r *v1alpha1.UpgradeRun, now time.Time) {
 	t := metav1.NewMicroTime(now)

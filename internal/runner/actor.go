@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
@@ -36,32 +35,14 @@ type actor struct {
 	noWait  bool          // approval and pause stop the run instead of waiting
 	plan    *Resolved
 	deps    *clients.Set
-	backups *backup.Client
+	backups *stageBackups
 	// readyTimeout bounds the wait for restored workloads.
 	readyTimeout time.Duration
 	// runs is the runs namespace and the driver's client (freeze steps).
 	runs step.Runs
-	// ahead is the first stage's snapshot read ahead, for a new run's
-	// first action (see readAhead); nil when there is none.
-	ahead *readAhead
-	// taken is the snapshot of the last backup this actor took, which
-	// the steps of its stage may start from (step.Seeder).
-	taken atomic.Pointer[takenSnapshot]
-	// early is the next stage's backup, taken while a stage of image
-	// steps rolls out (backup_early.go).
-	early atomic.Pointer[earlyBackup]
 	// answers is the current stage's write answers while its gates may
 	// fence on them, else nil (answers.go).
 	answers atomic.Pointer[kube.Answers]
-}
-
-// takenSnapshot is a stage's snapshot, as the backup of the run's
-// attempt took it.
-type takenSnapshot struct {
-	run     string // the run's UID
-	attempt int
-	stage   int
-	snap    *backup.Snapshot
 }
 
 var _ engine.Actor = (*actor)(nil)
@@ -83,11 +64,11 @@ func (a *actor) Act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 }
 
 func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Action) (engine.Outcome, error) {
-	ahead := a.ahead.take(ctx, act) // nil: the backup reads for itself
+	ahead := a.backups.first.take(ctx, act) // nil: the backup reads for itself
 	a.scopeAnswers(act)
 	switch act.Kind {
 	case engine.Backup:
-		return a.backup(ctx, r, act.Stage, ahead)
+		return a.backups.take(ctx, r, act.Stage, ahead)
 	case engine.RunStep:
 		return a.step(ctx, r, act.Stage, act.Index)
 	case engine.CheckGate:
@@ -174,97 +155,14 @@ func attemptOf(r *v1alpha1.UpgradeRun) step.RunAttempt {
 	return step.RunAttempt{Run: r.Name, Attempt: r.Status.Attempt}
 }
 
-// backup snapshots every object the stage's steps name, saves it and has
-// it read back and verified (backup.Save does) before any change. snap,
-// if not nil, is the stage's snapshot read ahead (readAhead). A backup
-// that a stopped process took of this stage attempt was adopted before
-// the drive (Session.reconcile) when its steps may have run; otherwise no step
-// of the stage ran, and Save writes over what is left of it.
-func (a *actor) backup(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, snap *backup.Snapshot) (engine.Outcome, error) {
-	key := backup.Key{Run: r.Name, Stage: r.Status.Stages[stage].Name, Attempt: r.Status.Attempt}
-	if snap == nil {
-		if o, ok := a.useEarlyBackup(ctx, r, stage); ok {
-			return o, nil
-		}
-		var o engine.Outcome
-		var err error
-		if o, snap, err = a.snapshot(ctx, r, stage, a.backups.Take); err != nil || snap == nil {
-			return o, err
-		}
-	}
-	snap.RunUID = string(r.UID)
-	var err error
-	// What the stage's kinds keep (Helm releases' revisions) goes into
-	// the snapshot, so a backup found after a stop holds it as the record
-	// would (backup.Client.Find).
-	if snap.HelmReleases, err = a.kept(ctx, stage); err != nil {
-		return a.failed(ctx, err)
-	}
-	enc, err := backup.Encode(snap)
-	if err != nil {
-		return a.failed(ctx, fmt.Errorf("save: %w", err))
-	}
-	ref, err := a.backups.SaveEncoded(ctx, key, enc)
-	if err != nil {
-		return a.failed(ctx, fmt.Errorf("save: %w", err))
-	}
-	a.taken.Store(&takenSnapshot{run: string(r.UID), attempt: r.Status.Attempt, stage: stage, snap: snap})
-	ref.HelmReleases = snap.HelmReleases
-	return engine.Outcome{OK: true, Backup: &ref, Message: describeBackup(&ref)}, nil
-}
-
-// snapshot takes the stage's snapshot with take (backup.Client.Take, or
-// TakeCached for a read-ahead confirmed later); a nil snapshot comes with
-// the outcome or error that stopped it.
-func (a *actor) snapshot(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) (engine.Outcome, *backup.Snapshot, error) {
-	refs, err := a.targets(ctx, r, stage)
-	var invalid *invalidStepError
-	switch {
-	case errors.As(err, &invalid):
-		return engine.Outcome{Message: invalid.Error()}, nil, nil
-	case err != nil:
-		o, err := a.failed(ctx, err)
-		return o, nil, err
-	}
-	snap, err := take(ctx, refs)
-	if err != nil {
-		o, err := a.failed(ctx, fmt.Errorf("snapshot: %w", err))
-		return o, nil, err
-	}
-	return engine.Outcome{}, snap, nil
-}
-
-// targets lists the objects every step of the stage names. A step whose
-// spec does not build is an *invalidStepError.
-func (a *actor) targets(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) ([]step.Ref, error) {
-	var refs []step.Ref
-	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
-		ex, err := a.executor(r, stage, i)
-		if err != nil {
-			return nil, &invalidStepError{err}
-		}
-		t, err := ex.Targets(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list the objects step %s touches: %w", a.plan.Plan.Spec.Stages[stage].Steps[i].Name, err)
-		}
-		refs = append(refs, t...)
-	}
-	return refs, nil
-}
-
-// invalidStepError: a step's spec does not build an executor.
-type invalidStepError struct{ error }
-
-func (e *invalidStepError) Unwrap() error { return e.error }
-
 func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {
 	ex, err := a.executor(r, stage, i)
 	if err != nil {
 		return engine.Outcome{Message: err.Error()}, nil
 	}
-	a.startEarlyBackup(ctx, r, stage)
+	a.backups.startNext(ctx, r, a.plan.Plan.Spec.Stages, stage)
 	if s, ok := ex.(step.Seeder); ok {
-		a.seed(r, stage, s)
+		a.backups.seed(r, stage, s)
 	}
 	runningStep.Store(a.plan.Plan.Spec.Stages[stage].Steps[i].Name)
 	res, err := ex.Run(ctx)
@@ -273,21 +171,9 @@ func (a *actor) step(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 		return engine.Outcome{}, err // stop as saved; apply resumes
 	}
 	if err != nil {
-		return a.failed(ctx, err)
+		return failed(ctx, err)
 	}
 	return a.result(ctx, res)
-}
-
-// seed gives a step the copies of its targets that its stage's backup
-// took in this process, for this attempt of the run: the step then need
-// not read them again before it writes (it writes only if they did not
-// move since). A stage resumed elsewhere has none, and its steps read.
-func (a *actor) seed(r *v1alpha1.UpgradeRun, stage int, s step.Seeder) {
-	t := a.taken.Load()
-	if t == nil || t.run != string(r.UID) || t.attempt != r.Status.Attempt || t.stage != stage {
-		return
-	}
-	s.Seed(t.snap.Held)
 }
 
 func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) (engine.Outcome, error) {
@@ -305,7 +191,7 @@ func (a *actor) gate(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 	}
 	res, err := check.Check(ctx)
 	if err != nil {
-		return a.failed(ctx, err)
+		return failed(ctx, err)
 	}
 	return a.result(ctx, res)
 }
@@ -332,7 +218,7 @@ const minAgain = 100 * time.Millisecond
 // ended (interrupted, lease lost, aborted) or the API server is unreachable
 // the run stops as saved and will resume; any other error is the action's
 // failure.
-func (a *actor) failed(ctx context.Context, err error) (engine.Outcome, error) {
+func failed(ctx context.Context, err error) (engine.Outcome, error) {
 	if ctx.Err() != nil {
 		return engine.Outcome{}, context.Cause(ctx)
 	}
@@ -350,10 +236,4 @@ func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
 		return d.Duration
 	}
 	return def
-}
-
-// describeBackup says what a backup holds: objects as they were, and how
-// many the stage may create (deleted again on rollback).
-func describeBackup(ref *v1alpha1.BackupRef) string {
-	return fmt.Sprintf("%d existing object(s) saved, %d to be created, in %d Secret(s)", ref.Objects, ref.Absent, len(ref.Secrets))
 }

@@ -32,7 +32,7 @@ func (a *actor) before(ctx context.Context, r *v1alpha1.UpgradeRun, stage int, g
 	if ref == nil {
 		return nil, errNoStageBackup
 	}
-	snap, err := a.backups.Load(ctx, *ref)
+	snap, err := a.backups.client.Load(ctx, *ref)
 	if err != nil {
 		return nil, fmt.Errorf("read the stage's backup: %w", err)
 	}
@@ -46,5 +46,5 @@ func (a *actor) beforeFailed(ctx context.Context, err error) (engine.Outcome, er
 	if errors.Is(err, backup.ErrCorrupt) || errors.Is(err, errNoStageBackup) {
 		return engine.Outcome{Message: err.Error()}, nil
 	}
-	return a.failed(ctx, err)
+	return failed(ctx, err)
 }

@@ -69,12 +69,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	if err != nil {
 		return nil, err
 	}
-	if run.Status.Attempt == 0 {
-		// Created, and stopped before its status was first saved: its
-		// first stage may have been backed up and its steps started
-		// meanwhile. Its first attempt's status lets reconcile look.
-		run.Status = engine.NewRun(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan}, run.Spec.PlanDigest, run.Spec.SourceDigests, time.Now()).Status
-	}
+	engine.FirstAttempt(run, time.Now()) // created, never started: reconcile looks all the same
 	if err := s.reconcile(held.Context(), run); err != nil {
 		return nil, err
 	}

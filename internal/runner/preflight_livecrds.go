@@ -42,9 +42,9 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		close(pf.crdsRead)
 		return
 	}
-	// Taken now: Apply hands the session's read-ahead on (takeEarly)
+	// Taken now: Apply hands the session's read-ahead on (takePreLease)
 	// while a plan without CRDs never waits for this goroutine.
-	early := pf.s.early
+	pre := pf.s.preLease
 	// The reads are issued on a goroutine of their own: the errgroup's
 	// limit blocks whoever issues the ninth until one ends.
 	go func() {
@@ -56,7 +56,7 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		// from the API server's cache, a moment behind etcd at most: a
 		// stored version added in that moment is still refused by the
 		// API server itself, at the stage's write.
-		ahead := early.snapshot(ctx, pf.p)
+		ahead := pre.snapshot(ctx, pf.p)
 		var mu sync.Mutex
 		var g errgroup.Group
 		g.SetLimit(8)

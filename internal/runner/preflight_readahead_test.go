@@ -48,7 +48,7 @@ func TestPreflightReadsTheCRDsTheSnapshotReadAheadHolds(t *testing.T) {
 	if problemAt(errs, "spec.stages[0].steps[0].crds", "gadgets."+group, "lists v1alpha1", "2 gadgets."+group+" exist") == nil {
 		t.Fatalf("want the dropped stored version refused as without the read-ahead; got %v", errs)
 	}
-	if s.early.snapshot(f.ctx, p) == nil {
+	if s.preLease.snapshot(f.ctx, p) == nil {
 		t.Fatal("nothing was read ahead")
 	}
 	if n := gets.n.Load(); n != 1 {

@@ -62,7 +62,7 @@ func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.Ru
 	}
 	// A run created but stopped before its status was first written
 	// never started (its status.attempt is 0): it starts now, checks
-	// and all, as a new run would.
+	// and all, as a new run would (engine.FirstAttempt).
 	unstarted := dec.Verdict == engine.ResumeRun && existing.Status.Attempt == 0
 	var checked []v1alpha1.StepStatus
 	if starts := dec.Verdict == engine.StartRun || dec.Verdict == engine.StartAttempt || unstarted; starts && check != nil {
@@ -92,8 +92,7 @@ func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.Ru
 		// The same digests: the plan as written is the one the run
 		// started with (the record holds it redacted).
 		existing.Spec.Plan = p.Plan.Spec
-		if unstarted {
-			existing.Status = engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now()).Status
+		if engine.FirstAttempt(existing, time.Now()) {
 			existing.Status.Checks = checked
 			if err := store.Save(ctx, existing); err != nil {
 				return nil, false, err

@@ -19,24 +19,24 @@ import (
 // A corrupt backup refuses: restoring half a snapshot is worse than none.
 func (a *actor) restore(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (engine.Outcome, error) {
 	ref := r.Status.Stages[stage].Backup
-	snap, err := a.backups.Load(ctx, *ref)
+	snap, err := a.backups.client.Load(ctx, *ref)
 	if err != nil {
 		if errors.Is(err, backup.ErrCorrupt) {
 			return engine.Outcome{Message: "backup unusable, nothing restored: " + err.Error()}, nil
 		}
-		return a.failed(ctx, fmt.Errorf("load backup: %w", err))
+		return failed(ctx, fmt.Errorf("load backup: %w", err))
 	}
 	owns, undone, o, err := a.revert(ctx, r, stage)
 	if err != nil || !o.OK {
 		return o, err
 	}
-	rb, err := a.backups.Restore(ctx, snap, backup.RestoreOptions{ReadyTimeout: a.readyTimeout, Managed: ownedBy(snap, owns)})
+	rb, err := a.backups.client.Restore(ctx, snap, backup.RestoreOptions{ReadyTimeout: a.readyTimeout, Managed: ownedBy(snap, owns)})
 	if err != nil {
-		return a.failed(ctx, fmt.Errorf("restore: %w", err))
+		return failed(ctx, fmt.Errorf("restore: %w", err))
 	}
 	notBack, err := a.envNotBack(ctx, stage, snap)
 	if err != nil {
-		return a.failed(ctx, fmt.Errorf("verify the variables envKept gates name: %w", err))
+		return failed(ctx, fmt.Errorf("verify the variables envKept gates name: %w", err))
 	}
 	rb.Differences = append(rb.Differences, notBack...)
 	o = engine.Outcome{OK: len(rb.Differences) == 0, Rollback: &rb}
@@ -74,7 +74,7 @@ func (a *actor) revert(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 		}
 		done, err := rv.Revert(ctx, r.Status.Stages[stage].Backup)
 		if err != nil {
-			o, err := a.failed(ctx, fmt.Errorf("the rollback of step %s failed, nothing else restored: %w", specs[i].Name, err))
+			o, err := failed(ctx, fmt.Errorf("the rollback of step %s failed, nothing else restored: %w", specs[i].Name, err))
 			return nil, nil, o, err
 		}
 		if done.Status != step.Succeeded {
@@ -111,22 +111,4 @@ func ownedBy(snap *backup.Snapshot, owns []func(*unstructured.Unstructured) bool
 		}
 	}
 	return out
-}
-
-// kept reads what the stage's kinds keep in its backup besides its
-// objects (step.Keeper: the Helm releases' revisions).
-func (a *actor) kept(ctx context.Context, stage int) ([]v1alpha1.HelmRevision, error) {
-	var out []v1alpha1.HelmRevision
-	for i := range a.plan.Plan.Spec.Stages[stage].Steps {
-		k := steps.NewKeeper(a.input(nil, stage, i), a.deps)
-		if k == nil {
-			continue
-		}
-		rev, err := k.Keep(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rev)
-	}
-	return out, nil
 }

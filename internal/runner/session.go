@@ -102,8 +102,8 @@ type Session struct {
 	store   *runstore.Store
 	backups *backup.Client
 	deps    *clients.Set
-	// early is the read-ahead ReadAhead began for the next Apply.
-	early *earlyReadAhead
+	// preLease is the read-ahead ReadAhead began for the next Apply.
+	preLease *preLeaseRead
 	// fence passes the writes of deps and backups only while this
 	// session holds the lease. The store and the lease itself write
 	// without it: the store saves with the lease's context, and approve
@@ -210,22 +210,22 @@ func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*leas
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
 func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Result, error) {
-	early := s.takeEarly(ctx)
-	defer early.drop() // unless claimed below
+	pre := s.takePreLease(ctx)
+	defer pre.drop() // unless claimed below
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.acquire(ctx, p.RunName(), early.leaseFree())
+	held, err := s.acquire(ctx, p.RunName(), pre.leaseFree())
 	if err != nil {
 		return nil, err
 	}
 	defer held.Release()
 
-	ahead := early.claim(p, held)
+	ahead := pre.claim(p, held)
 	defer func() { ahead.drop() }()
 	// The first stage's snapshot must be as new as the stage's start,
 	// which comes after the plan's health checks (up to 30 s each): the
-	// early read is confirmed, or the snapshot read, once they passed,
+	// read begun before the lease is confirmed, or the snapshot read, once they passed,
 	// beside prepare's writes that follow them.
 	checks := func(ctx context.Context) ([]v1alpha1.StepStatus, error) {
 		st, err := s.checks(ctx, p)
@@ -252,8 +252,10 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Result, 
 
 // newActor builds the actor that does a drive's IO with deps.
 func (s *Session) newActor(p *Resolved, deps *clients.Set) *actor {
-	return &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
-		plan: p, deps: deps, backups: s.backups, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
+	a := &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
+		plan: p, deps: deps, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
+	a.backups = &stageBackups{client: s.backups, objects: a}
+	return a
 }
 
 // drive moves the run with the engine until it ends or stops. ahead, if
@@ -272,7 +274,7 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Result, p *R
 	deps, closeCache := s.deps.WithCache()
 	defer closeCache()
 	a := s.newActor(p, deps)
-	a.ahead = ahead
+	a.backups.first = ahead
 	saver := newSaver(s.store, held.Context(), run, func() { cancel(ErrAborted) })
 	saver.beforeEnd = a.finish
 	if out.Decision.Verdict == engine.StartRun {

@@ -45,7 +45,7 @@ func (a *actor) soak(ctx context.Context, r *v1alpha1.UpgradeRun, stage, i int) 
 			}
 			res, err := check.Check(ctx)
 			if err != nil {
-				return a.failed(ctx, err)
+				return failed(ctx, err)
 			}
 			if res.Status != step.Succeeded {
 				if ctx.Err() != nil {

@@ -260,6 +260,7 @@ func (s *Server) runApp(rec *record) (wizard.State, Status, error) {
 	if err != nil {
 		return failed(err)
 	}
+	sess.ReadAhead(s.ctx, p)
 	if errs := sess.Preflight(s.ctx, p); len(errs) > 0 {
 		return failed(fmt.Errorf("--app-plan %s: preflight: %w", s.cfg.AppPlan, errs.ToAggregate()))
 	}

@@ -237,6 +237,7 @@ func (h *Hops) hop(ctx context.Context, s *Solution, i int, res *Result, others 
 		return nil, h.refused(out, fmt.Errorf("%w: %s", runner.ErrRefused, reason), r.Name)
 	}
 	p.From = VersionString(s.HopFrom(i)) // the report's "from", as the catalog found it
+	h.Session.ReadAhead(ctx, p)
 	if errs := h.Session.Preflight(ctx, p); len(errs) > 0 {
 		return nil, &PreflightError{Name: name, Errs: errs}
 	}

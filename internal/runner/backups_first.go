@@ -7,7 +7,6 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
-	"github.com/upshift-dev/upshift/internal/step"
 )
 
 // readAhead is the first stage's snapshot of a new run, read before the
@@ -20,7 +19,7 @@ import (
 // platform (prepare writes only the record; a new run has no freeze to
 // reinstate). One read before the lease is only if no process of Upshift
 // held the lease between the moment the reads began and the take, and
-// none of its objects moved by then (earlyReadAhead). Either way it
+// none of its objects moved by then (preLeaseRead). Either way it
 // serves only the first action of a drive of a run that prepare started,
 // and only if that action is the first stage's backup; anything else
 // drops it. A read-ahead that failed is read again at the backup's turn,
@@ -32,7 +31,7 @@ type readAhead struct {
 	used   bool
 	// snap is the snapshot as read, once read is closed (nil when the
 	// reads failed or were not made): preflight reads the plan's live
-	// CRDs from it (earlyReadAhead.snapshot). Nobody changes it.
+	// CRDs from it (preLeaseRead.snapshot). Nobody changes it.
 	snap     *backup.Snapshot
 	read     chan struct{}
 	readOnce sync.Once
@@ -59,17 +58,17 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 	ra := newReadAhead(cancel)
 	go func() {
 		defer close(ra.done)
-		a := s.newActor(p, s.deps)
-		ra.readWith(ctx, a, p, a.backups.Take)
+		ra.readWith(ctx, s.newActor(p, s.deps).backups, p, backup.Fresh)
 	}()
 	return ra
 }
 
-// readWith reads the snapshot with take; failures leave snap nil.
-func (ra *readAhead) readWith(ctx context.Context, a *actor, p *Resolved, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
+// readWith reads the snapshot as a new run of p would, from where from
+// says; failures leave snap nil.
+func (ra *readAhead) readWith(ctx context.Context, b *stageBackups, p *Resolved, from backup.Read) {
 	defer ra.endRead()
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
-	if o, snap, err := a.snapshot(ctx, run, 0, take); err == nil && o.Message == "" {
+	if o, snap, err := b.read(ctx, run, 0, from); err == nil && o.Message == "" {
 		ra.snap = snap
 	}
 }
@@ -141,7 +140,7 @@ func (ra *readAhead) confirm(ctx context.Context, b *backup.Client) {
 		if ra.snap == nil {
 			return
 		}
-		ok, err := b.Unmoved(ctx, ra.snap)
+		ok, err := b.Unmoved(ctx, ra.snap, nil)
 		ra.unmoved = ok && err == nil
 	}()
 }

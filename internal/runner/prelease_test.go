@@ -111,7 +111,7 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 			}
 			readAheadMayRead(t, f, p)
 			f.s.ReadAhead(f.ctx, p)
-			early := f.s.early
+			early := f.s.preLease
 			<-early.ahead.done
 			if early.ahead.snap == nil {
 				t.Fatal("nothing was read ahead")

@@ -17,11 +17,11 @@ import (
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
-// earlyPlan upgrades web, then agent, then the settings, one stage each:
+// nextPlan upgrades web, then agent, then the settings, one stage each:
 // agent's stage is backed up while web's rolls out and soaks, and the
 // settings' while agent's does. soak is web's stage's soak gate ("" for
 // none).
-func earlyPlan(t *testing.T, soak string) string {
+func nextPlan(t *testing.T, soak string) string {
 	t.Helper()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "settings.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: \"2\"}\n")
@@ -62,7 +62,7 @@ func TestNextStageIsBackedUpWhileImagesRollOut(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, localcluster.Options{})
 	w.installPlatform()
-	out := w.mustExit(0, nil, "apply", "-f", earlyPlan(t, ""))
+	out := w.mustExit(0, nil, "apply", "-f", nextPlan(t, ""))
 	for _, during := range []string{"web", "agent"} {
 		if !strings.Contains(out.stdout+out.stderr, "taken while stage "+during+" ran") {
 			t.Errorf("apply does not say a backup was taken while stage %s ran:\n%s", during, out)
@@ -108,15 +108,15 @@ func TestNextStageIsBackedUpWhileImagesRollOut(t *testing.T) {
 	w.waitImages("app=agent", "agent", "example.com/shop/agent:2.0.0")
 }
 
-// An object that moves after its stage's early backup was taken (another
+// An object that moves after its stage's next backup was taken (another
 // manager writes it while the stage before soaks) makes that backup
 // unusable: the stage takes its backup afresh at its turn, holding the
 // other manager's change, so a rollback would not undo it.
-func TestEarlyBackupOfAMovedObjectIsTakenAgain(t *testing.T) {
+func TestNextBackupOfAMovedObjectIsTakenAgain(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, localcluster.Options{})
 	w.installPlatform()
-	cmd := w.command(nil, "apply", "-f", earlyPlan(t, "4s"))
+	cmd := w.command(nil, "apply", "-f", nextPlan(t, "4s"))
 	var stdout strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
 	if err := cmd.Start(); err != nil {
@@ -141,9 +141,9 @@ func TestEarlyBackupOfAMovedObjectIsTakenAgain(t *testing.T) {
 
 // Killed after agent's step wrote, with the record of its stage's start
 // still in flight (so the saved run shows the stage pending), the run is
-// rolled back: the rollback finds the early backup the stage claimed and
+// rolled back: the rollback finds the next backup the stage claimed and
 // restores agent from it.
-func TestClaimedEarlyBackupIsAdoptedAfterAKill(t *testing.T) {
+func TestClaimedNextBackupIsAdoptedAfterAKill(t *testing.T) {
 	t.Parallel()
 	w, before, _ := killedAfterAgentsWrite(t)
 	out := w.mustExit(0, nil, "rollback", "shop-2.0.0")
@@ -183,7 +183,7 @@ func TestResumeAfterAKillGoesOnFromTheClaimedBackup(t *testing.T) {
 	w.waitImages("app=agent", "agent", "example.com/shop/agent:2.0.0")
 }
 
-// killedAfterAgentsWrite applies earlyPlan with slow saves and kills it
+// killedAfterAgentsWrite applies nextPlan with slow saves and kills it
 // right after agent's step first wrote: agent's stage began with the
 // backup taken while web's ran, claimed; the saved run shows it pending
 // and web's step still running (their ends were in the save in flight).
@@ -191,7 +191,7 @@ func killedAfterAgentsWrite(t *testing.T) (*world, capture, string) {
 	w := newWorld(t, localcluster.Options{})
 	w.installPlatform()
 	before := w.capture()
-	plan := earlyPlan(t, "")
+	plan := nextPlan(t, "")
 	env := []string{runner.KillAfterStepWriteEnv + "=agent", runner.SlowSavesEnv + "=2s"}
 	killed := w.upshift(env, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if killed.code != -int(syscall.SIGKILL) {
@@ -206,20 +206,20 @@ func killedAfterAgentsWrite(t *testing.T) (*world, capture, string) {
 		claimed = claimed || (e.Verb == "patch" && strings.Contains(e.RequestURI, "/secrets/upshift-backup-shop-2-0-0-agent-1-"))
 	}
 	if !claimed {
-		t.Fatalf("stage agent did not claim a backup taken early: the test would not cover that path")
+		t.Fatalf("stage agent did not claim a backup taken while the stage before ran: the test would not cover that path")
 	}
 	return w, before, plan
 }
 
-// Killed while web soaks, after agent's early backup was saved but
+// Killed while web soaks, after agent's next backup was saved but
 // before any stage claimed it, the run resumes: the unclaimed backup is
 // not adopted, and agent's stage, at its turn, backs up what agent is
 // then (another manager changed it in between).
-func TestUnclaimedEarlyBackupIsNotAdopted(t *testing.T) {
+func TestUnclaimedNextBackupIsNotAdopted(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, localcluster.Options{})
 	w.installPlatform()
-	plan := earlyPlan(t, "6s")
+	plan := nextPlan(t, "6s")
 	cmd := w.command(nil, append([]string{"apply", "-f", plan}, fastLease...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

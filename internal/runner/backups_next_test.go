@@ -5,9 +5,10 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/step"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-func TestEarlyBackupFits(t *testing.T) {
+func TestNextBackupFits(t *testing.T) {
 	image := v1alpha1.Step{Name: "i", Image: &v1alpha1.ImageStep{Kind: "Deployment", Namespace: "a", Name: "b"}}
 	manifests := v1alpha1.Step{Name: "m", Manifests: &v1alpha1.ManifestsStep{}}
 	crds := v1alpha1.Step{Name: "c", CRDs: &v1alpha1.CRDsStep{}}
@@ -37,8 +38,8 @@ func TestEarlyBackupFits(t *testing.T) {
 		{"then a re-creation: its objects are found by pattern", stages([]v1alpha1.Step{image}, []v1alpha1.Step{recreate}), false},
 		{"a stage without steps", stages(nil, []v1alpha1.Step{image}), false},
 	} {
-		if got := earlyBackupFits(c.stages, 0); got != c.want {
-			t.Errorf("%s: earlyBackupFits = %v, want %v", c.name, got, c.want)
+		if got := nextBackupFits(c.stages, 0); got != c.want {
+			t.Errorf("%s: nextBackupFits = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -50,21 +51,23 @@ func TestDisjoint(t *testing.T) {
 	cm := step.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "web"}
 	rs := step.Ref{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "shop", Name: "web-1"}
 	gw := step.Ref{APIVersion: "networking.liqo.io/v1beta1", Kind: "WgGatewayServerTemplate", Namespace: "liqo", Name: "wireguard-server"}
-	liqoCRDs := map[string]bool{"networking.liqo.io": true}
+	liqoCRDs := step.Reach{Groups: []string{"networking.liqo.io"}}
+	rollout := step.Reach{Kinds: []schema.GroupKind{{Group: "apps", Kind: "ReplicaSet"}}}
 	for _, c := range []struct {
 		name        string
 		these, next []step.Ref
-		groups      map[string]bool
+		reach       step.Reach
 		want        bool
 	}{
-		{"other objects", []step.Ref{web}, []step.Ref{api, cm}, nil, true},
-		{"the same workload", []step.Ref{web}, []step.Ref{api, web}, nil, false},
-		{"the same workload at another version", []step.Ref{web}, []step.Ref{webV1beta1}, nil, false},
-		{"a ReplicaSet, which a rollout writes", []step.Ref{web}, []step.Ref{rs}, nil, false},
-		{"an object of another group than the CRDs'", nil, []step.Ref{web, gw}, map[string]bool{"ipam.liqo.io": true}, true},
+		{"other objects", []step.Ref{web}, []step.Ref{api, cm}, rollout, true},
+		{"the same workload", []step.Ref{web}, []step.Ref{api, web}, rollout, false},
+		{"the same workload at another version", []step.Ref{web}, []step.Ref{webV1beta1}, rollout, false},
+		{"a ReplicaSet, which a rollout writes", []step.Ref{web}, []step.Ref{rs}, rollout, false},
+		{"a ReplicaSet, beside a step that reaches no further than its targets", []step.Ref{web}, []step.Ref{rs}, step.Reach{}, true},
+		{"an object of another group than the CRDs'", nil, []step.Ref{web, gw}, step.Reach{Groups: []string{"ipam.liqo.io"}}, true},
 		{"an object of a group whose CRDs change", nil, []step.Ref{web, gw}, liqoCRDs, false},
 	} {
-		if got := disjoint(c.these, c.next, c.groups); got != c.want {
+		if got := disjoint(c.these, c.next, c.reach); got != c.want {
 			t.Errorf("%s: disjoint = %v, want %v", c.name, got, c.want)
 		}
 	}

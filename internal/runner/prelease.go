@@ -9,7 +9,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
-// earlyReadAhead is a read-ahead (readAhead) begun before the lease,
+// preLeaseRead is a read-ahead (readAhead) begun before the lease,
 // beside the preflight, which on a platform of many CRDs waits on the
 // API server as long as the reads do. What it read is as good as a read
 // under the lease only if no process of Upshift held the lease since the
@@ -18,7 +18,7 @@ import (
 // and no object it holds moved since (checked under the lease:
 // readAhead.confirm). Otherwise the backup reads under the lease, as
 // always.
-type earlyReadAhead struct {
+type preLeaseRead struct {
 	plan     *Resolved
 	observed chan struct{} // closed once obs is read (or could not be)
 	obs      lease.Observation
@@ -29,13 +29,15 @@ type earlyReadAhead struct {
 // new run of the plan, for the Apply of that plan that follows on this
 // session. It reads nothing for a plan whose run is there already (a
 // resume takes no such snapshot) or while another process holds the
-// lease.
+// lease. Every driver that applies a plan (the CLI, the controller for a
+// plan and a fleet's member plan, the server's app plan, catalog hops)
+// calls it just before Preflight, so each takes the same path.
 func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel)}
+	e := &preLeaseRead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel)}
 	e.ahead.cached = true
-	s.early.drop()
-	s.early = e
+	s.preLease.drop()
+	s.preLease = e
 	// Apply's first read, asked now: it then starts with the lease.
 	go s.store.CheckCRD(ctx)
 	go func() {
@@ -59,14 +61,13 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 		}
 		// From the API server's cache: confirm reads what moved since,
 		// the cache's lag included, before the snapshot serves.
-		a := s.newActor(p, s.deps)
-		e.ahead.readWith(ctx, a, p, a.backups.TakeCached)
+		e.ahead.readWith(ctx, s.newActor(p, s.deps).backups, p, backup.Cached)
 	}()
 }
 
-// snapshot is what the early read-ahead of p read, once its reads ended:
+// snapshot is what the read-ahead begun before the lease for p read, once its reads ended:
 // nil when there is none, it read nothing, or ctx ended first.
-func (e *earlyReadAhead) snapshot(ctx context.Context, p *Resolved) *backup.Snapshot {
+func (e *preLeaseRead) snapshot(ctx context.Context, p *Resolved) *backup.Snapshot {
 	if e == nil || e.plan != p {
 		return nil
 	}
@@ -78,11 +79,11 @@ func (e *earlyReadAhead) snapshot(ctx context.Context, p *Resolved) *backup.Snap
 	}
 }
 
-// takeEarly hands the session's early read-ahead to Apply, once its
+// takePreLease hands the session's read-ahead begun before the lease to Apply, once its
 // lease observation is in; nil when there is none.
-func (s *Session) takeEarly(ctx context.Context) *earlyReadAhead {
-	e := s.early
-	s.early = nil
+func (s *Session) takePreLease(ctx context.Context) *preLeaseRead {
+	e := s.preLease
+	s.preLease = nil
 	if e == nil {
 		return nil
 	}
@@ -97,14 +98,14 @@ func (s *Session) takeEarly(ctx context.Context) *earlyReadAhead {
 
 // leaseFree tells whether the lease was free when observed: taking it is
 // then not worth a notice that someone holds it.
-func (e *earlyReadAhead) leaseFree() bool { return e != nil && e.obs.Free() }
+func (e *preLeaseRead) leaseFree() bool { return e != nil && e.obs.Free() }
 
 // claim is the read-ahead for a drive of p under held, if no process of
 // Upshift held the lease since its reads began; otherwise it is dropped,
 // and claim is nil. What others wrote meanwhile is checked under the
 // lease before the snapshot serves (readAhead.confirm, which Apply calls
 // once the plan's health checks passed; take refuses it unconfirmed).
-func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
+func (e *preLeaseRead) claim(p *Resolved, held *lease.Held) *readAhead {
 	if e == nil {
 		return nil
 	}
@@ -115,8 +116,8 @@ func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
 	return e.ahead
 }
 
-// drop stops an early read-ahead nobody will use.
-func (e *earlyReadAhead) drop() {
+// drop stops a read-ahead nobody will use.
+func (e *preLeaseRead) drop() {
 	if e != nil {
 		e.ahead.drop()
 	}
