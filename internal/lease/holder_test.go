@@ -149,3 +149,18 @@ func TestValidAtWithoutManagedFields(t *testing.T) {
 		t.Error("renewed 11 s ago with a 10 s duration: valid")
 	}
 }
+
+// Holder reads a Lease that another tool wrote without failing.
+func TestHolderOfForeignLease(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: f.ns}}
+	stealLease(l, "kube-scheduler_abc", 15)
+	if _, err := f.cs.CoordinationV1().Leases(f.ns).Create(f.ctx, l, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id, valid, err := Holder(f.ctx, f.cs, f.ns, "other")
+	if err != nil || !valid || id.String() != "kube-scheduler_abc" {
+		t.Fatalf("Holder = %v, %v, %v", id, valid, err)
+	}
+}
