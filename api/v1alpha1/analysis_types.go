@@ -5,9 +5,9 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // Metric is one measurement taken during a rollout's analysis or a plan's
 // metric gate, again and again, and judged, with the field names of Argo
 // Rollouts' AnalysisTemplate metrics. The conditions are CEL (the
-// Kubernetes expression language) over `result`: a number for a
-// Prometheus scalar or a one-sample vector, a list of numbers for a wider
-// vector, the decoded JSON of a web provider's answer.
+// Kubernetes expression language) over `result`, which is what the
+// provider measured: for Prometheus, a number for a scalar and a list of
+// numbers for a vector (result[0] < 0.05, as in Argo Rollouts).
 //
 // +kubebuilder:validation:XValidation:rule=`!has(self.count) || self.count <= 1 || has(self.interval)`,message="a count above 1 needs an interval between the measurements"
 type Metric struct {
@@ -50,12 +50,53 @@ type Metric struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	InconclusiveLimit *int32 `json:"inconclusiveLimit,omitempty"`
+	// Provider is where the metric is measured.
+	Provider MetricProvider `json:"provider"`
 	// ConsecutiveErrorLimit is how many measurements in a row may fail to
 	// be taken (the provider unreachable, a query refused): one more ends
 	// the metric in Error, which fails it (default 4).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	ConsecutiveErrorLimit *int32 `json:"consecutiveErrorLimit,omitempty"`
+}
+
+// MetricProvider is where a metric is measured: exactly one field.
+//
+// +kubebuilder:validation:XValidation:rule=`has(self.prometheus)`,message="set the provider: prometheus"
+type MetricProvider struct {
+	// Prometheus answers an instant query, or a range query.
+	// +optional
+	Prometheus *PrometheusMetric `json:"prometheus,omitempty"`
+}
+
+// PrometheusMetric is a PromQL query and the server that answers it.
+type PrometheusMetric struct {
+	// Address of the Prometheus server's HTTP API, such as
+	// http://prometheus.monitoring:9090. The controller asks it from
+	// where it runs.
+	// +kubebuilder:validation:Pattern=`^https?://`
+	// +kubebuilder:validation:MaxLength=2048
+	Address string `json:"address"`
+	// Query in PromQL.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Query string `json:"query"`
+	// Timeout of one query (default 30s).
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// RangeQuery asks the query over a span that ends now: result is then
+	// a list of series, each a list of numbers.
+	// +optional
+	RangeQuery *RangeQuery `json:"rangeQuery,omitempty"`
+}
+
+// RangeQuery is the span and resolution of a range query.
+type RangeQuery struct {
+	// Span back from now that the query covers, such as 5m.
+	Span metav1.Duration `json:"span"`
+	// Step between two points (default a tenth of the span).
+	// +optional
+	Step *metav1.Duration `json:"step,omitempty"`
 }
 
 // Defaults of a Metric's limits, as Argo Rollouts has them.

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clip"
 	"github.com/upshift-dev/upshift/internal/plugin"
 )
 
@@ -49,7 +50,7 @@ func (x *decider) observeAnswers(e *v1alpha1.FleetClusterStatus) {
 	_, s := x.o.Statuses[e.ID]
 	switch {
 	case answered:
-		msg := clip(answeredPrefix+a, MaxClusterMessage)
+		msg := clip.Bytes(answeredPrefix+a, MaxClusterMessage)
 		if e.Message != msg {
 			x.event(true, ReasonPluginAnswered, "cluster %s: %s", e.ID, msg)
 		}

@@ -3,12 +3,12 @@ package fleet
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clip"
 )
 
 // What the controller writes of free text, at most, in bytes: the
@@ -36,31 +36,18 @@ const ReasonStatusTooLarge = "StatusTooLarge"
 // fit cuts the free text of a status to what it may hold, so its size
 // stays within what the arithmetic counts.
 func fit(st *v1alpha1.ClusterVersionStatus) {
-	st.Message = clip(st.Message, MaxFleetMessage)
-	st.Cause = clip(st.Cause, MaxFleetMessage)
+	st.Message = clip.Bytes(st.Message, MaxFleetMessage)
+	st.Cause = clip.Bytes(st.Cause, MaxFleetMessage)
 	for i := range st.Conditions {
-		st.Conditions[i].Message = clip(st.Conditions[i].Message, MaxFleetMessage)
+		st.Conditions[i].Message = clip.Bytes(st.Conditions[i].Message, MaxFleetMessage)
 	}
 	for i := range st.Clusters {
 		e := &st.Clusters[i]
-		e.Message = clip(e.Message, MaxClusterMessage)
+		e.Message = clip.Bytes(e.Message, MaxClusterMessage)
 		if e.Operation != nil {
-			e.Operation.Progress = clip(e.Operation.Progress, MaxProgress)
+			e.Operation.Progress = clip.Bytes(e.Operation.Progress, MaxProgress)
 		}
 	}
-}
-
-// clip cuts s to at most n bytes, on a rune boundary, ending in "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ellipsis = "…"
-	cut := n - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ellipsis
 }
 
 // tooLarge tells whether to hold back a step's calls: the status, with
@@ -80,7 +67,7 @@ func tooLarge(st *v1alpha1.ClusterVersionStatus, was string, calls []Call, budge
 	if need <= budget {
 		return false, nil
 	}
-	msg := clip(fmt.Sprintf("the status would take %d bytes with the %d operations to start, over the %d this ClusterVersion has left under %d: "+
+	msg := clip.Bytes(fmt.Sprintf("the status would take %d bytes with the %d operations to start, over the %d this ClusterVersion has left under %d: "+
 		"nothing starts; split the fleet into several ClusterVersions", need, len(calls), budget, MaxObjectBytes), MaxFleetMessage)
 	st.Message = msg
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1alpha1.ConditionStalled, Status: metav1.ConditionTrue,

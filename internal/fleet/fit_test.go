@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/clip"
 )
 
 // A step whose operations could take the status past what the object has
@@ -81,7 +82,7 @@ func TestFitCutsFreeText(t *testing.T) {
 			t.Errorf("%s: %d bytes (%q…); want at most %d, cut between runes", name, len(got.s), got.s[:8], got.n)
 		}
 	}
-	if s := clip("short", 10); s != "short" {
+	if s := clip.Bytes("short", 10); s != "short" {
 		t.Errorf("clip of a short string: %q", s)
 	}
 }
