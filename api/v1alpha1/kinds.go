@@ -46,6 +46,8 @@ func (g Gate) Kind() string {
 		return "envKept"
 	case g.Soak != nil:
 		return "soak"
+	case g.Metric != nil:
+		return "metric"
 	}
 	return ""
 }

@@ -4,7 +4,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // Gate is a health check after a stage's steps. Exactly one kind is set.
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.helmReleases), has(self.envKept), has(self.soak)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"
+// +kubebuilder:validation:XValidation:rule=`[has(self.ready), has(self.http), has(self.podsRunning), has(self.pvcsBound), has(self.nodesReady), has(self.helmReleases), has(self.envKept), has(self.soak), has(self.metric)].filter(k, k).size() == 1`,message="set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak or metric"
 type Gate struct {
 	// Timeout bounds the gate. Default 2m.
 	// +kubebuilder:validation:Type=string
@@ -34,6 +34,11 @@ type Gate struct {
 	EnvKept *EnvKeptGate `json:"envKept,omitempty"`
 	// +optional
 	Soak *SoakGate `json:"soak,omitempty"`
+	// Metric measures a metric until its count is reached or a limit is
+	// passed (the app layer's analysis, on a platform's stage): failed,
+	// in error or inconclusive, it fails the gate.
+	// +optional
+	Metric *Metric `json:"metric,omitempty"`
 }
 
 // SoakGate keeps checking the stage's other gates for Duration, every

@@ -89,6 +89,8 @@ func GateName(g v1alpha1.Gate, i int) string {
 		return envKeptName(g.EnvKept)
 	case g.Soak != nil:
 		return "soak " + g.Soak.Duration.Duration.String()
+	case g.Metric != nil:
+		return "metric " + g.Metric.Name
 	case g.HelmReleases != nil:
 		what := "helmReleases"
 		if len(g.HelmReleases.Names) > 0 {

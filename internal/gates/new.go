@@ -10,6 +10,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/gates/envkept"
 	"github.com/upshift-dev/upshift/internal/gates/helmreleases"
 	"github.com/upshift-dev/upshift/internal/gates/http"
+	"github.com/upshift-dev/upshift/internal/gates/metric"
 	"github.com/upshift-dev/upshift/internal/gates/nodesready"
 	"github.com/upshift-dev/upshift/internal/gates/podsrunning"
 	"github.com/upshift-dev/upshift/internal/gates/pvcsbound"
@@ -21,7 +22,7 @@ import (
 const DefaultTimeout = 2 * time.Minute
 
 // ErrInvalidGate: a gate sets no kind, or more than one.
-var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound, nodesReady, helmReleases or envKept)")
+var ErrInvalidGate = errors.New("a gate needs exactly one kind (ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or metric)")
 
 // Before is the stage's backup as a gate reads it (an envKept gate
 // compares with it). The runner passes the stage's snapshot; a gate never
@@ -71,6 +72,9 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set, before Before) 
 	case g.EnvKept != nil:
 		kind = "envKept"
 		gate, err = nonNil(envkept.New(*g.EnvKept, timeout, before, d.Dynamic))
+	case g.Metric != nil:
+		kind = "metric"
+		gate, err = nonNil(metric.New(*g.Metric, timeout))
 	default:
 		kind = "nodesReady"
 		gate, err = nonNil(nodesready.New(*g.NodesReady, timeout, d.Clientset))
@@ -84,7 +88,7 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set, before Before) 
 // kinds counts the kinds a gate sets.
 func kinds(g v1alpha1.Gate) int {
 	n := 0
-	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil, g.HelmReleases != nil, g.EnvKept != nil} {
+	for _, set := range []bool{g.Ready != nil, g.HTTP != nil, g.PodsRunning != nil, g.PVCsBound != nil, g.NodesReady != nil, g.HelmReleases != nil, g.EnvKept != nil, g.Metric != nil} {
 		if set {
 			n++
 		}

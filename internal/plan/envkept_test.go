@@ -50,7 +50,7 @@ func TestEnvKeptGateRules(t *testing.T) {
 				`g.envKept.names[3]: Invalid value: "1X": not an environment variable name:`,
 			}},
 		{name: "with another kind", gate: v1alpha1.Gate{EnvKept: &ok, NodesReady: &v1alpha1.NodesReadyGate{}},
-			want: []string{`g: Invalid value: "2 gate kinds": set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak`}},
+			want: []string{`g: Invalid value: "2 gate kinds": set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak or metric`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := validateGate(field.NewPath("g"), tc.gate)

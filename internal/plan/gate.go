@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/analysis"
 	"github.com/upshift-dev/upshift/internal/redact"
 )
 
@@ -62,13 +63,17 @@ func validateGate(path *field.Path, g v1alpha1.Gate) field.ErrorList {
 		}
 		errs = append(errs, positive(path.Child("soak", "interval"), sk.Interval)...)
 	}
+	if m := g.Metric; m != nil {
+		set++
+		errs = append(errs, validateMetricGate(path, m, g.Timeout)...)
+	}
 	switch g.Severity {
 	case "", v1alpha1.SeverityBlocking, v1alpha1.SeverityWarning, v1alpha1.SeverityInfo:
 	default:
 		errs = append(errs, field.NotSupported(path.Child("severity"), g.Severity, []string{"blocking", "warning", "info"}))
 	}
 	if set != 1 {
-		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"))
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d gate kinds", set), "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak or metric"))
 	}
 	return errs
 }
@@ -121,6 +126,27 @@ func validateHTTPGate(gatePath *field.Path, h *v1alpha1.HTTPGate, gateTimeout *m
 	if timeout > 0 && h.Interval.Duration > timeout { // a non-positive timeout is reported above
 		errs = append(errs, field.Invalid(path.Child("interval"), h.Interval.Duration.String(),
 			fmt.Sprintf("must not exceed the gate's timeout (%s, %s): the gate would make one request and fail; shorten the interval or lengthen the timeout", timeout, from)))
+	}
+	return errs
+}
+
+// validateMetricGate checks a metric gate at gatePath.metric: the metric
+// (analysis.Validate), and that it ends within the gate's timeout: a
+// metric measured until stopped never would, and one whose measurements
+// take longer than the timeout always fails.
+func validateMetricGate(gatePath *field.Path, m *v1alpha1.Metric, gateTimeout *metav1.Duration) field.ErrorList {
+	path := gatePath.Child("metric")
+	errs := analysis.Validate(*m, path)
+	if (m.Count == nil || *m.Count == 0) && m.Interval != nil {
+		return append(errs, field.Required(path.Child("count"), "a gate's metric must end: set how many measurements pass it, e.g. 5"))
+	}
+	timeout, from := defaultGateTimeout, "the default"
+	if gateTimeout != nil {
+		timeout, from = gateTimeout.Duration, gatePath.Child("timeout").String()
+	}
+	if need := analysis.Expected(*m); need >= timeout {
+		errs = append(errs, field.Invalid(gatePath.Child("timeout"), timeout.String(),
+			fmt.Sprintf("the metric's measurements take %s (initialDelay and count-1 intervals), not less than the gate's timeout (%s): set timeout above %s", need, from, need)))
 	}
 	return errs
 }

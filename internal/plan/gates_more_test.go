@@ -53,7 +53,7 @@ func TestPodsPVCsNodesGateRules(t *testing.T) {
 			want: []string{`g.nodesReady.selector: Invalid value: "!": `}},
 
 		{name: "two of the new kinds", gate: v1alpha1.Gate{NodesReady: &v1alpha1.NodesReadyGate{}, PVCsBound: &v1alpha1.PVCsBoundGate{Namespace: "db"}},
-			want: []string{`g: Invalid value: "2 gate kinds": set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak`}},
+			want: []string{`g: Invalid value: "2 gate kinds": set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak or metric`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := validateGate(field.NewPath("g"), tc.gate)

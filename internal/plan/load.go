@@ -308,7 +308,7 @@ func (fs structFields) hint(key, kind string) string {
 	if best != "" {
 		fmt.Fprintf(&b, "did you mean %q? ", best)
 	}
-	if len(fs.names) <= 10 {
+	if len(fs.names) <= 12 { // a gate's timeout, severity and kinds still read as one list
 		fmt.Fprintf(&b, "the fields here are %s", strings.Join(fs.names, ", "))
 	} else {
 		b.WriteString("check the field name against the " + kind + " schema")

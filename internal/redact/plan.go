@@ -107,8 +107,8 @@ func PlanSpec(spec v1alpha1.UpgradePlanSpec) v1alpha1.UpgradePlanSpec {
 	return out
 }
 
-// gates is a copy of gs whose http gates' URLs went through [URL]: of
-// the gates, only http ones carry a secret (in the URL); an envKept gate
+// gates is a copy of gs whose URLs went through [URL]: of the gates, only
+// http ones and metric ones carry a secret (in a URL); an envKept gate
 // lists variable names, never their values.
 func gates(gs []v1alpha1.Gate) []v1alpha1.Gate {
 	gs = slices.Clone(gs)
@@ -117,6 +117,12 @@ func gates(gs []v1alpha1.Gate) []v1alpha1.Gate {
 			c := *h
 			c.URL = URL(h.URL)
 			gs[j].HTTP = &c
+		}
+		if m := gs[j].Metric; m != nil && m.Provider.Prometheus != nil {
+			c, p := *m, *m.Provider.Prometheus
+			p.Address = URL(p.Address)
+			c.Provider.Prometheus = &p
+			gs[j].Metric = &c
 		}
 	}
 	return gs

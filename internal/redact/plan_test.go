@@ -43,7 +43,8 @@ func secretPlan() v1alpha1.UpgradePlanSpec {
 			{Name: "freeze", Freeze: &v1alpha1.FreezeStep{Rules: []v1alpha1.FreezeRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Operations: []string{"CREATE"}}},
 				Message: "frozen; see https://bot:" + marker + "@wiki.example.com/upgrade"}},
 		},
-		Gates: []v1alpha1.Gate{{HTTP: &v1alpha1.HTTPGate{URL: "http://u:" + marker + "@127.0.0.1/healthz?token=" + marker}}},
+		Gates: []v1alpha1.Gate{{HTTP: &v1alpha1.HTTPGate{URL: "http://u:" + marker + "@127.0.0.1/healthz?token=" + marker}},
+			{Metric: &v1alpha1.Metric{Name: "errors", Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: "http://u:" + marker + "@127.0.0.1:9090", Query: "up"}}}}},
 	}}}
 }
 
@@ -74,6 +75,7 @@ func TestPlanSpecHidesEverySecret(t *testing.T) {
 		"repo":         steps[5].Helm.Repo,
 		"oci":          steps[6].Helm.Chart,
 		"gate":         got.Stages[0].Gates[0].HTTP.URL,
+		"metric":       got.Stages[0].Gates[1].Metric.Provider.Prometheus.Address,
 		"freeze":       steps[9].Freeze.Message,
 	} {
 		if c == "" || strings.Contains(c, marker) {

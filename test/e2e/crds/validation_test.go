@@ -57,7 +57,7 @@ func TestInvalidPlansAreRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	const stepKinds = "set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval or pause"
-	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept or soak"
+	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak or metric"
 	// Demo 1.1.0's stages: 0 crds, 1 control-plane (gates: ready, envKept), 2 schema
 	// (a job), 3 addons, 4 approve-data-plane, 5 data-plane (fabric,
 	// ipam and proxy after it; two gates), 6 gateways.
@@ -83,6 +83,13 @@ func TestInvalidPlansAreRefused(t *testing.T) {
 			edit:   func(s spec) { s.gate(1, 0)["soak"] = map[string]any{"duration": "1m"} },
 			server: `spec.stages[1].gates[0]: Invalid value: "object": ` + gateKinds,
 			cli:    gateKinds},
+		{name: "a metric gate measured three times with no interval",
+			edit: func(s spec) {
+				s.stage(1)["gates"] = []any{map[string]any{"metric": map[string]any{"name": "errors", "count": 3,
+					"provider": map[string]any{"prometheus": map[string]any{"address": "http://prometheus:9090", "query": "up"}}}}}
+			},
+			server: `spec.stages[1].gates[0].metric: Invalid value: "object": a count above 1 needs an interval between the measurements`,
+			cli:    "spec.stages[1].gates[0].metric.interval: Required value: a count above 1 needs an interval"},
 		{name: "two stages of one name",
 			edit:   func(s spec) { s.stage(1)["name"] = "crds" },
 			server: `spec.stages[1]: Duplicate value: {"name":"crds"}`,
