@@ -18,6 +18,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
@@ -34,7 +35,7 @@ type actor struct {
 	store   *runstore.Store
 	poll    time.Duration // how often approvals are looked for
 	noWait  bool          // approval and pause stop the run instead of waiting
-	plan    *Resolved
+	plan    *resolve.Plan
 	deps    *clients.Set
 	backups *backup.Client
 	// readyTimeout bounds the wait for restored workloads.
@@ -104,7 +105,7 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 	in := a.input(r, stage, i)
 	if s := in.Spec; s.Helm != nil {
 		var err error
-		if in.Chart, in.Values, err = a.plan.helmInputs(stage, i); err != nil {
+		if in.Chart, in.Values, err = a.plan.HelmInputs(stage, i); err != nil {
 			return nil, fmt.Errorf("step %q: %w", s.Name, err)
 		}
 	}
@@ -117,7 +118,7 @@ func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
 	in := steps.Input{
 		Spec:    s,
-		Objects: a.plan.objectsFor(stage, i),
+		Objects: a.plan.ObjectsFor(stage, i),
 		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
 		Attempt: attemptOf(r),
 		Waits:   step.Waits{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},

@@ -102,7 +102,7 @@ func (a *actor) crdGroups(stage int) map[string]bool {
 		if s.CRDs == nil {
 			continue
 		}
-		for _, crd := range a.plan.objectsFor(stage, i) {
+		for _, crd := range a.plan.ObjectsFor(stage, i) {
 			if g, _, _ := unstructured.NestedString(crd.Object, "spec", "group"); g != "" {
 				groups[g] = true
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
@@ -19,7 +20,7 @@ import (
 // readAhead.confirm). Otherwise the backup reads under the lease, as
 // always.
 type earlyReadAhead struct {
-	plan     *Resolved
+	plan     *resolve.Plan
 	observed chan struct{} // closed once obs is read (or could not be)
 	obs      lease.Observation
 	ahead    *readAhead
@@ -30,7 +31,7 @@ type earlyReadAhead struct {
 // session. It reads nothing for a plan whose run is there already (a
 // resume takes no such snapshot) or while another process holds the
 // lease.
-func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
+func (s *Session) ReadAhead(ctx context.Context, p *resolve.Plan) {
 	ctx, cancel := context.WithCancel(ctx)
 	e := &earlyReadAhead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel)}
 	e.ahead.cached = true
@@ -66,7 +67,7 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 
 // snapshot is what the early read-ahead of p read, once its reads ended:
 // nil when there is none, it read nothing, or ctx ended first.
-func (e *earlyReadAhead) snapshot(ctx context.Context, p *Resolved) *backup.Snapshot {
+func (e *earlyReadAhead) snapshot(ctx context.Context, p *resolve.Plan) *backup.Snapshot {
 	if e == nil || e.plan != p {
 		return nil
 	}
@@ -104,7 +105,7 @@ func (e *earlyReadAhead) leaseFree() bool { return e != nil && e.obs.Free() }
 // and claim is nil. What others wrote meanwhile is checked under the
 // lease before the snapshot serves (readAhead.confirm, which Apply calls
 // once the plan's health checks passed; take refuses it unconfirmed).
-func (e *earlyReadAhead) claim(p *Resolved, held *lease.Held) *readAhead {
+func (e *earlyReadAhead) claim(p *resolve.Plan, held *lease.Held) *readAhead {
 	if e == nil {
 		return nil
 	}

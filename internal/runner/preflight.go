@@ -14,6 +14,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -27,8 +28,8 @@ import (
 // every write the plan needs (a SelfSubjectRulesReview per namespace,
 // access reviews where its rules are incomplete). It reports every
 // problem at once. It writes nothing but those reviews.
-func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
-	p.packAhead()
+func (s *Session) Preflight(ctx context.Context, p *resolve.Plan) field.ErrorList {
+	p.PackAhead()
 	pf := &preflight{s: s, p: p, planned: plannedKinds(p), namespaces: plannedNamespaces(p), access: map[accessKey][]string{}, crdsSeen: map[string]bool{}, targets: map[int][]step.Ref{}}
 	pf.readLiveCRDs(ctx)
 	pf.readWorkloads(ctx)
@@ -39,20 +40,20 @@ func (s *Session) Preflight(ctx context.Context, p *Resolved) field.ErrorList {
 			pf.at = &stepAt{stage: i, index: j}
 			switch {
 			case step.CRDs != nil:
-				pf.objects(ctx, path.Child("crds"), p.objectsFor(i, j))
+				pf.objects(ctx, path.Child("crds"), p.ObjectsFor(i, j))
 			case step.Manifests != nil:
-				pf.objects(ctx, path.Child("manifests"), p.objectsFor(i, j))
+				pf.objects(ctx, path.Child("manifests"), p.ObjectsFor(i, j))
 			case step.Image != nil:
 				pf.image(ctx, path.Child("image"), step.Image)
 			case step.Job != nil:
-				pf.objects(ctx, path.Child("job"), p.objectsFor(i, j))
-				if rb := p.Objects[RollbackJobPath(i, j)]; rb != nil {
+				pf.objects(ctx, path.Child("job"), p.ObjectsFor(i, j))
+				if rb := p.Objects[resolve.RollbackJobPath(i, j)]; rb != nil {
 					pf.objects(ctx, path.Child("job", "rollbackJob"), rb)
 				}
 			case step.Helm != nil:
 				pf.helm(ctx, path.Child("helm"), i, j, step.Helm)
 			case step.Recreate != nil:
-				pf.recreate(ctx, path.Child("recreate"), step.Recreate, p.objectsFor(i, j))
+				pf.recreate(ctx, path.Child("recreate"), step.Recreate, p.ObjectsFor(i, j))
 			case step.Freeze != nil:
 				pf.freeze(ctx, path.Child("freeze"), step.Freeze)
 			}
@@ -129,7 +130,7 @@ type accessKey struct {
 
 type preflight struct {
 	s          *Session
-	p          *Resolved
+	p          *resolve.Plan
 	planned    map[schema.GroupKind]plannedKind
 	namespaces map[string]bool
 	access     map[accessKey][]string // what needs it, by field path
@@ -174,7 +175,7 @@ type plannedKind struct {
 
 // plannedKinds are the kinds the plan's own CRDs define: they are not
 // served yet, and need not be.
-func plannedKinds(p *Resolved) map[schema.GroupKind]plannedKind {
+func plannedKinds(p *resolve.Plan) map[schema.GroupKind]plannedKind {
 	out := map[schema.GroupKind]plannedKind{}
 	for _, objs := range p.Objects {
 		for _, o := range objs {
@@ -191,7 +192,7 @@ func plannedKinds(p *Resolved) map[schema.GroupKind]plannedKind {
 	return out
 }
 
-func plannedNamespaces(p *Resolved) map[string]bool {
+func plannedNamespaces(p *resolve.Plan) map[string]bool {
 	out := map[string]bool{}
 	for _, objs := range p.Objects {
 		for _, o := range objs {

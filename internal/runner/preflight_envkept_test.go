@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // Preflight refuses an envKept gate whose workload no step of its stage
@@ -40,7 +41,7 @@ func TestPreflightChecksEnvKeptGates(t *testing.T) {
 				Steps: []v1alpha1.Step{s},
 				Gates: []v1alpha1.Gate{{EnvKept: &v1alpha1.EnvKeptGate{Kind: "Deployment", Namespace: f.ns, Name: "manager", Container: tc.container}}},
 			}}}}
-			r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, s): []byte(tc.source)})
+			r, err := resolve.FromSources(p, map[string][]byte{resolve.SourcePath(0, 0, s): []byte(tc.source)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // The preflight of a freeze: the resources it names must be served (a
@@ -39,8 +40,8 @@ func TestPreflightOfAFreeze(t *testing.T) {
 		{Name: "hold", Steps: []v1alpha1.Step{freeze}},
 		{Name: "config", Steps: []v1alpha1.Step{settings}},
 	}}}
-	p, err := FromSources(pl, map[string][]byte{
-		SourcePath(1, 0, settings): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + shop + "}\n"),
+	p, err := resolve.FromSources(pl, map[string][]byte{
+		resolve.SourcePath(1, 0, settings): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + shop + "}\n"),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/faults"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // A preflight that cannot look must not pass: a namespace list or get
@@ -53,7 +54,7 @@ func TestPreflightFailsWhenItCannotReadNamespaces(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in.Set(tt.rules...)
 			defer in.Set()
-			p, err := FromSources(tt.plan, nil)
+			p, err := resolve.FromSources(tt.plan, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -54,7 +55,7 @@ func (ra *readAhead) endRead() { ra.readOnce.Do(func() { close(ra.read) }) }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
 // of the plan would take it (attempt 1).
-func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
+func (s *Session) startReadAhead(ctx context.Context, p *resolve.Plan) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := newReadAhead(cancel)
 	go func() {
@@ -66,7 +67,7 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 }
 
 // readWith reads the snapshot with take; failures leave snap nil.
-func (ra *readAhead) readWith(ctx context.Context, a *actor, p *Resolved, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
+func (ra *readAhead) readWith(ctx context.Context, a *actor, p *resolve.Plan, take func(context.Context, []step.Ref) (*backup.Snapshot, error)) {
 	defer ra.endRead()
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 	if o, snap, err := a.snapshot(ctx, run, 0, take); err == nil && o.Message == "" {
