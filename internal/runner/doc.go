@@ -1,10 +1,11 @@
 // Package runner drives runs against a cluster for every driver (the CLI,
-// the controller, the HTTP server): it preflights a plan resolved by
-// internal/resolve, takes the lease, decides what `apply` does with the
-// saved run (engine.DecideApply), reconciles a saved run with the backups
-// found for it (reconcile.go, engine.Reconcile), and lets the engine's
-// driver move the run with real executors, backups and a store in the
-// cluster (the actor: actor.go, restore.go).
+// the controller, the HTTP server): it preflights (internal/preflight) a
+// plan resolved by internal/resolve, takes the lease, decides what
+// `apply` does with the saved run (engine.DecideApply), reconciles a
+// saved run with the backups found for it (reconcile.go,
+// engine.Reconcile), and lets the engine's driver move the run with real
+// executors, backups and a store in the cluster (the actor: actor.go,
+// restore.go).
 //
 // It knows step kinds only through the contract in internal/step and the
 // registry in internal/steps: what a kind keeps in its stage's backup or

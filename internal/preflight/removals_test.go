@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -54,7 +54,7 @@ spec:
 type crdFixture struct {
 	t     *testing.T
 	ctx   context.Context
-	s     *Session
+	s     *session
 	dyn   dynamic.Interface
 	group string
 	ns    string
@@ -72,7 +72,7 @@ func newCRDFixture(t *testing.T, group string, objects int) *crdFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(c.RESTConfig(), Options{})
+	s, err := open(c.RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestPreflightNamesTheReplacementOfARemovedAPI(t *testing.T) {
 	c := testenv.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := Open(c.RESTConfig(), Options{})
+	s, err := open(c.RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func TestPreflightAsksEachNamespaceOnce(t *testing.T) {
 			return rt.RoundTrip(r)
 		})
 	})
-	s, err := Open(cfg, Options{})
+	s, err := open(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 func TestPreflightFailsWhenItCannotReadNamespaces(t *testing.T) {
 	c := testenv.Cluster(t)
 	var in faults.Injector
-	s, err := Open(in.Wrap(c.RESTConfig()), Options{})
+	s, err := open(in.Wrap(c.RESTConfig()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestPreflightOfAFreeze(t *testing.T) {
 	c := testenv.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := Open(c.RESTConfig(), Options{})
+	s, err := open(c.RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestPreflightOfAFreeze(t *testing.T) {
 	// Someone with no rights: the freeze's writes are among what is missing.
 	cfg := rest.CopyConfig(c.RESTConfig())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
-	nobody, err := Open(c.RESTConfig(), Options{PlanConfig: cfg})
+	nobody, err := open(c.RESTConfig(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
