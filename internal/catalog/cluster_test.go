@@ -14,7 +14,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
-	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -132,7 +132,7 @@ spec:
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	objs, err := runner.NewObjects(c.RESTConfig())
+	objs, err := resolve.NewObjects(c.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

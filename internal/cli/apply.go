@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/source"
 )
@@ -135,7 +136,7 @@ func (f *runFlags) options(view *progress) runner.Options {
 // plan with configMap, secret or valuesFrom sources reads them with the
 // kubeconfig's credentials, from the plan's namespace ("default" when the
 // file sets none); a plan without them needs no cluster here.
-func loadAndResolve(cmd *cobra.Command, file string, kf *kubeFlags) (*runner.Resolved, error) {
+func loadAndResolve(cmd *cobra.Command, file string, kf *kubeFlags) (*resolve.Plan, error) {
 	l, err := plan.Load(file)
 	if err != nil {
 		return nil, err
@@ -148,12 +149,12 @@ func loadAndResolve(cmd *cobra.Command, file string, kf *kubeFlags) (*runner.Res
 
 // resolveLoaded reads the sources of a validated plan; file names it in
 // errors.
-func resolveLoaded(cmd *cobra.Command, file string, l *plan.Loaded, kf *kubeFlags) (*runner.Resolved, error) {
+func resolveLoaded(cmd *cobra.Command, file string, l *plan.Loaded, kf *kubeFlags) (*resolve.Plan, error) {
 	var objs source.Objects
-	if fields := runner.ObjectSources(l.Plan); len(fields) > 0 {
+	if fields := resolve.ObjectSources(l.Plan); len(fields) > 0 {
 		cfg, err := kf.restConfig()
 		if err == nil {
-			objs, err = runner.NewObjects(cfg)
+			objs, err = resolve.NewObjects(cfg)
 		}
 		if err != nil {
 			more := ""
@@ -161,11 +162,11 @@ func resolveLoaded(cmd *cobra.Command, file string, l *plan.Loaded, kf *kubeFlag
 				more = fmt.Sprintf(" (and %d more)", len(fields)-1)
 			}
 			return nil, fmt.Errorf("%s: %s%s is read from a ConfigMap or Secret in the cluster (namespace %s): %w; nothing was changed",
-				file, fields[0], more, runner.SourceEnv(l, nil).Namespace, err)
+				file, fields[0], more, resolve.SourceEnv(l, nil).Namespace, err)
 		}
 	}
 	l.AllowHTTP = kf.allowHTTP
-	p, err := runner.Resolve(cmd.Context(), l, objs)
+	p, err := resolve.Read(cmd.Context(), l, objs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", file, err)
 	}

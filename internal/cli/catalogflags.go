@@ -11,7 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/catalog"
 	"github.com/upshift-dev/upshift/internal/clients"
-	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 )
@@ -89,7 +89,7 @@ func (f *catalogFlags) openCatalog(ctx context.Context, kf *kubeFlags, cs *clien
 			return nil, err
 		}
 		var objs source.Objects
-		if objs, err = runner.NewObjects(cfg); err != nil {
+		if objs, err = resolve.NewObjects(cfg); err != nil {
 			return nil, err
 		}
 		opts.Objects = objs

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,7 @@ func planHops(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, output string
 			return err
 		}
 	}
-	hops, err := h.Previews(ctx, sess, cs, func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+	hops, err := h.Previews(ctx, sess, cs, func(_ context.Context, name string, l *plan.Loaded) (*resolve.Plan, error) {
 		return resolveLoaded(cmd, name, l, kf)
 	})
 	var pe *upgrade.PreflightError

@@ -16,6 +16,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/report"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 )
@@ -87,7 +88,7 @@ func runUpgrade(cmd *cobra.Command, kf *kubeFlags, cf *catalogFlags, rf *runFlag
 	defer view.stop()
 	hops := &upgrade.Hops{
 		Session: sess, Clients: cs, Catalog: cat, Request: cf.request(), Retry: retry,
-		Resolve: func(_ context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+		Resolve: func(_ context.Context, name string, l *plan.Loaded) (*resolve.Plan, error) {
 			return resolveLoaded(cmd, name, l, kf)
 		},
 		Notice: func(msg string) { view.notice(redact.Text(msg)) },

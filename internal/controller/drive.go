@@ -18,6 +18,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/metrics"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/source"
 )
@@ -120,7 +121,7 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 // finalizer not written. The finalizer goes on just before the run is
 // first written or moved, so a refused plan gets no write but its status.
 func (r *Reconciler) act(ctx context.Context, act Act, sess *runner.Session, p *v1alpha1.UpgradePlan, block func(string, string)) (out *runner.Result, started bool, err error) {
-	var resolved *runner.Resolved
+	var resolved *resolve.Plan
 	if act == Apply || act == ApplyRetry {
 		var reason, msg string
 		if resolved, reason, msg = r.resolve(ctx, sess, p); reason != "" {
@@ -146,13 +147,13 @@ func (r *Reconciler) act(ctx context.Context, act Act, sess *runner.Session, p *
 // resolve validates the plan for the cluster, reads its sources and runs
 // the preflight as the plan's ServiceAccount. A problem comes back as a
 // reason and a message naming the fields.
-func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alpha1.UpgradePlan) (*runner.Resolved, string, string) {
+func (r *Reconciler) resolve(ctx context.Context, sess *runner.Session, p *v1alpha1.UpgradePlan) (*resolve.Plan, string, string) {
 	cp := p.DeepCopy()
 	cp.APIVersion, cp.Kind = v1alpha1.APIVersion, v1alpha1.PlanKind
 	if errs := plan.ValidateInCluster(cp); len(errs) > 0 {
 		return nil, v1alpha1.ReasonInvalid, problems(errs.ToAggregate().Errors())
 	}
-	resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: cp, AllowHTTP: sess.AllowHTTPSources()}, sess.Objects())
+	resolved, err := resolve.Read(ctx, &plan.Loaded{Plan: cp, AllowHTTP: sess.AllowHTTPSources()}, sess.Objects())
 	switch {
 	case errors.Is(err, source.ErrPlainHTTP):
 		// Trying again changes nothing: the plan or the flag must.

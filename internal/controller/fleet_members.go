@@ -21,6 +21,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/metrics"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/pkg/pluginsdk"
@@ -240,7 +241,7 @@ func (m *memberDrives) upgrade(ctx context.Context, c *member, newCall bool) {
 	}
 	retry := err == nil && newCall && run.Status.Phase == v1alpha1.RunRolledBack
 	m.start(c, c.plan.Name, "apply", func(ctx context.Context) (*runner.Result, error) {
-		resolved, err := runner.Resolve(ctx, &plan.Loaded{Plan: c.plan.DeepCopy(), AllowHTTP: c.sess.AllowHTTPSources()}, c.sess.Objects())
+		resolved, err := resolve.Read(ctx, &plan.Loaded{Plan: c.plan.DeepCopy(), AllowHTTP: c.sess.AllowHTTPSources()}, c.sess.Objects())
 		if err != nil {
 			return nil, fmt.Errorf("%w: read its sources on cluster %s: %w; nothing was changed", errMemberPlan, c.cluster.ID, err)
 		}

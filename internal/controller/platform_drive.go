@@ -22,6 +22,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/metrics"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/upgrade"
@@ -100,7 +101,7 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		block(v1alpha1.ReasonUnavailable, err.Error())
 		return
 	}
-	objs, err := runner.NewObjects(cfg)
+	objs, err := resolve.NewObjects(cfg)
 	if err != nil {
 		block(v1alpha1.ReasonUnavailable, err.Error())
 		return
@@ -193,16 +194,16 @@ func (r *PlatformReconciler) hopOptions(d *platformDrive, pu *v1alpha1.PlatformU
 
 // resolveHopPlan resolves a hop's plan for the upgrade: its
 // spec.autoRollback, when off, turns the plan's off too.
-func resolveHopPlan(pu *v1alpha1.PlatformUpgrade, sess *runner.Session, objs source.Objects) func(context.Context, string, *plan.Loaded) (*runner.Resolved, error) {
+func resolveHopPlan(pu *v1alpha1.PlatformUpgrade, sess *runner.Session, objs source.Objects) func(context.Context, string, *plan.Loaded) (*resolve.Plan, error) {
 	autoRollback := pu.Spec.AutoRollback
-	return func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+	return func(ctx context.Context, name string, l *plan.Loaded) (*resolve.Plan, error) {
 		if autoRollback != nil && !*autoRollback {
 			off := false
 			l.Plan.Spec.AutoRollback = &off
 		}
 		l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
 		l.AllowHTTP = sess.AllowHTTPSources()
-		return runner.Resolve(ctx, l, objs)
+		return resolve.Read(ctx, l, objs)
 	}
 }
 

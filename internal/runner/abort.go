@@ -9,6 +9,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
@@ -49,7 +50,7 @@ func (s *Session) Abort(ctx context.Context, name string) (*Result, error) {
 	// No process drives the run: lift its freezes here, before it is
 	// saved as aborted. Only names are needed, which the record's
 	// redacted plan keeps.
-	a := &actor{plan: &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan}}, deps: s.deps, runs: s.runs()}
+	a := &actor{plan: &resolve.Plan{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan}}, deps: s.deps, runs: s.runs()}
 	if err := a.finish(held.Context(), run); err != nil {
 		return &Result{Run: run}, fmt.Errorf("run %s not aborted: %w", name, err)
 	}

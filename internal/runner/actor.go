@@ -14,9 +14,11 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
+	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
@@ -33,7 +35,7 @@ type actor struct {
 	store   *runstore.Store
 	poll    time.Duration // how often approvals are looked for
 	noWait  bool          // approval and pause stop the run instead of waiting
-	plan    *Resolved
+	plan    *resolve.Plan
 	deps    *clients.Set
 	backups *stageBackups
 	// readyTimeout bounds the wait for restored workloads.
@@ -82,14 +84,7 @@ func (a *actor) act(ctx context.Context, r *v1alpha1.UpgradeRun, act engine.Acti
 // executor builds a step's executor. r is the run as the action sees it
 // (nil when only listing targets).
 func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, error) {
-	in := a.input(r, stage, i)
-	if s := in.Spec; s.Helm != nil {
-		var err error
-		if in.Chart, in.Values, err = a.plan.helmInputs(stage, i); err != nil {
-			return nil, fmt.Errorf("step %q: %w", s.Name, err)
-		}
-	}
-	return steps.New(in, a.withAnswers())
+	return steps.New(a.input(r, stage, i), a.withAnswers())
 }
 
 // input is what a step's executor is built from, besides a helm step's
@@ -97,13 +92,14 @@ func (a *actor) executor(r *v1alpha1.UpgradeRun, stage, i int) (step.Executor, e
 func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 	s := a.plan.Plan.Spec.Stages[stage].Steps[i]
 	in := steps.Input{
-		Spec:    s,
-		Objects: a.plan.objectsFor(stage, i),
-		Timeout: durationOr(s.Timeout, DefaultStepTimeout),
-		Attempt: attemptOf(r),
-		Waits:   step.Waits{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
-		Run:     a.plan.RunName(),
-		Runs:    a.runs,
+		Spec:       s,
+		HelmInputs: func() (*helmx.Chart, map[string]any, error) { return a.plan.HelmInputs(stage, i) },
+		Objects:    a.plan.ObjectsFor(stage, i),
+		Timeout:    durationOr(s.Timeout, DefaultStepTimeout),
+		Attempt:    attemptOf(r),
+		Waits:      step.Waits{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
+		Run:        a.plan.RunName(),
+		Runs:       a.runs,
 	}
 	if r != nil && r.Status.Stages[stage].Steps[i].StartedAt != nil {
 		in.Started = r.Status.Stages[stage].Steps[i].StartedAt.Time

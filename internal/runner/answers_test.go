@@ -7,6 +7,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // A stage's write answers begin with its backup and serve its steps and
@@ -23,7 +24,7 @@ func TestAnswersLastWhileTheStagesWritesGoThroughTheApplier(t *testing.T) {
 		}},
 		{Steps: []v1alpha1.Step{{Name: "crds", CRDs: &v1alpha1.CRDsStep{}}}},
 	}}}
-	a := &actor{plan: &Resolved{Plan: plan}, deps: &clients.Set{
+	a := &actor{plan: &resolve.Plan{Plan: plan}, deps: &clients.Set{
 		Cache: c, Waiter: kube.NewWaiter(nil, nil), Applier: kube.NewApplier(nil, nil)}}
 	do := func(kind engine.Kind, stage, i int) *kube.Answers {
 		a.scopeAnswers(engine.Action{Kind: kind, Stage: stage, Index: i})
@@ -62,7 +63,7 @@ func TestAnswersLastWhileTheStagesWritesGoThroughTheApplier(t *testing.T) {
 
 // Without the run's Cache no wait reads answers: none are begun.
 func TestNoAnswersWithoutTheRunsCache(t *testing.T) {
-	a := &actor{plan: &Resolved{Plan: &v1alpha1.UpgradePlan{Spec: v1alpha1.UpgradePlanSpec{Stages: []v1alpha1.Stage{{}}}}}, deps: &clients.Set{}}
+	a := &actor{plan: &resolve.Plan{Plan: &v1alpha1.UpgradePlan{Spec: v1alpha1.UpgradePlanSpec{Stages: []v1alpha1.Stage{{}}}}}, deps: &clients.Set{}}
 	a.scopeAnswers(engine.Action{Kind: engine.Backup})
 	if a.answers.Load() != nil {
 		t.Error("answers begun for a run without its Cache")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // readAhead is the first stage's snapshot of a new run, read before the
@@ -53,7 +54,7 @@ func (ra *readAhead) endRead() { ra.readOnce.Do(func() { close(ra.read) }) }
 
 // startReadAhead starts reading the first stage's snapshot as a new run
 // of the plan would take it (attempt 1).
-func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
+func (s *Session) startReadAhead(ctx context.Context, p *resolve.Plan) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := newReadAhead(cancel)
 	go func() {
@@ -65,7 +66,7 @@ func (s *Session) startReadAhead(ctx context.Context, p *Resolved) *readAhead {
 
 // readWith reads the snapshot as a new run of p would, from where from
 // says; failures leave snap nil.
-func (ra *readAhead) readWith(ctx context.Context, b *stageBackups, p *Resolved, from backup.Read) {
+func (ra *readAhead) readWith(ctx context.Context, b *stageBackups, p *resolve.Plan, from backup.Read) {
 	defer ra.endRead()
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 	if o, snap, err := b.read(ctx, run, 0, from); err == nil && o.Message == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/gates"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -40,7 +41,7 @@ type CheckResult struct {
 // Checks runs the plan's spec.checks once each, all of them (so every
 // problem is told at once), and returns every result; it changes
 // nothing. An error is a check that could not run at all.
-func (s *Session) Checks(ctx context.Context, p *Resolved) ([]CheckResult, error) {
+func (s *Session) Checks(ctx context.Context, p *resolve.Plan) ([]CheckResult, error) {
 	var out []CheckResult
 	for i, g := range p.Plan.Spec.Checks {
 		name := engine.GateName(g, i)
@@ -66,7 +67,7 @@ func (s *Session) Checks(ctx context.Context, p *Resolved) ([]CheckResult, error
 // checks runs the plan's spec.checks and returns their results for the
 // run's record. Warning and info failures go to Notice; blocking ones
 // make the error.
-func (s *Session) checks(ctx context.Context, p *Resolved) ([]v1alpha1.StepStatus, error) {
+func (s *Session) checks(ctx context.Context, p *resolve.Plan) ([]v1alpha1.StepStatus, error) {
 	results, err := s.Checks(ctx, p)
 	if err != nil {
 		return nil, err

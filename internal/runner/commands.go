@@ -8,6 +8,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // Rollback undoes every stage of the run that changed something. It needs
@@ -78,11 +79,11 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 	}
 	// The plan as written comes with the sources saved with the run: the
 	// resource holds it redacted, which must not drive anything.
-	var p *Resolved
+	var p *resolve.Plan
 	saved, err := s.store.LoadSources(ctx, name)
 	if err == nil {
 		run.Spec.Plan = saved.Plan
-		p, err = FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: saved.Plan}, saved.Sources)
+		p, err = resolve.FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: saved.Plan}, saved.Sources)
 	}
 	switch {
 	case err != nil && needSources:
@@ -94,7 +95,7 @@ func (s *Session) command(ctx context.Context, name string, needSources bool, ch
 		// sources. Sources that cannot be read do not stop a rollback
 		// that needs none, but their cause is kept for the one that
 		// does (a stage with a rollbackJob).
-		p = &Resolved{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan},
+		p = &resolve.Plan{Plan: &v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: run.Spec.Plan},
 			SourcesErr: fmt.Errorf("read the sources saved with run %s: %w", name, err)}
 	case needSources:
 		if changed := engine.Changes(run, p.Digest, p.SourceDigests); changed != "" {

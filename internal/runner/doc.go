@@ -1,10 +1,11 @@
 // Package runner drives runs against a cluster for every driver (the CLI,
-// the controller, the HTTP server): it resolves a plan's sources,
-// preflights it, takes the lease, decides what `apply` does with the
-// saved run (engine.DecideApply), reconciles a saved run with the backups
-// found for it (reconcile.go, engine.Reconcile), and lets the engine's
-// driver move the run with real executors, backups and a store in the
-// cluster (the actor: actor.go, restore.go).
+// the controller, the HTTP server): it preflights (internal/preflight) a
+// plan resolved by internal/resolve, takes the lease, decides what
+// `apply` does with the saved run (engine.DecideApply), reconciles a
+// saved run with the backups found for it (reconcile.go,
+// engine.Reconcile), and lets the engine's driver move the run with real
+// executors, backups and a store in the cluster (the actor: actor.go,
+// restore.go).
 //
 // One component owns a drive's stage backups (stageBackups, backups.go):
 // it takes, saves, claims and finds them, keyed by run, attempt and

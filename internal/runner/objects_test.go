@@ -19,6 +19,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/source"
 )
 
@@ -133,7 +134,7 @@ spec:
         values: {replicas: 5}
 `,
 	})
-	p, err := Resolve(f.ctx, l, f.s.Objects())
+	p, err := resolve.Read(f.ctx, l, f.s.Objects())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ spec:
 	if _, err := f.cs.CoreV1().ConfigMaps(f.ns).Update(f.ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	changed, err := Resolve(f.ctx, l, f.s.Objects())
+	changed, err := resolve.Read(f.ctx, l, f.s.Objects())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestObjectSourcesRefused(t *testing.T) {
 			if tt.objs {
 				objs = f.s.Objects()
 			}
-			_, err := Resolve(f.ctx, tt.plan, objs)
+			_, err := resolve.Read(f.ctx, tt.plan, objs)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Resolve error = %v\nwant one containing %q", err, tt.want)
 			}
@@ -301,24 +302,24 @@ func TestObjectSourcesReadAsThePlanServiceAccount(t *testing.T) {
 	// own informer, a moment after the write: wait for the grant.
 	var rerr error
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if _, rerr = Resolve(f.ctx, load("{configMap: {name: web-manifests}}"), s.Objects()); rerr == nil || !apierrors.IsForbidden(rerr) {
+		if _, rerr = resolve.Read(f.ctx, load("{configMap: {name: web-manifests}}"), s.Objects()); rerr == nil || !apierrors.IsForbidden(rerr) {
 			break
 		}
 	}
 	if rerr != nil {
 		t.Errorf("the ServiceAccount may get configmaps, yet: %v", rerr)
 	}
-	_, err = Resolve(f.ctx, load("{secret: {name: web-secret}}"), s.Objects())
+	_, err = resolve.Read(f.ctx, load("{secret: {name: web-secret}}"), s.Objects())
 	want := "spec.stages[0].steps[0].manifests.secret: read Secret web-secret in namespace " + f.ns + ": ServiceAccount " + f.ns + "/reader may not get secrets in namespace " + f.ns + ": grant get on secrets in " + f.ns
 	if err == nil || !strings.Contains(err.Error(), want) || !apierrors.IsForbidden(err) {
 		t.Errorf("Resolve error = %v\nwant a Forbidden containing %q", err, want)
 	}
 	// The admin's own reader (the CLI's kubeconfig) reads it.
-	objs, err := NewObjects(testenv.Cluster(t).RESTConfig())
+	objs, err := resolve.NewObjects(testenv.Cluster(t).RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resolve(f.ctx, load("{secret: {name: web-secret}}"), objs); err != nil {
+	if _, err := resolve.Read(f.ctx, load("{secret: {name: web-secret}}"), objs); err != nil {
 		t.Errorf("with the admin's credentials: %v", err)
 	}
 }

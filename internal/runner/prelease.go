@@ -6,6 +6,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
@@ -19,7 +20,7 @@ import (
 // readAhead.confirm). Otherwise the backup reads under the lease, as
 // always.
 type preLeaseRead struct {
-	plan     *Resolved
+	plan     *resolve.Plan
 	observed chan struct{} // closed once obs is read (or could not be)
 	obs      lease.Observation
 	ahead    *readAhead
@@ -32,7 +33,7 @@ type preLeaseRead struct {
 // lease. Every driver that applies a plan (the CLI, the controller for a
 // plan and a fleet's member plan, the server's app plan, catalog hops)
 // calls it just before Preflight, so each takes the same path.
-func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
+func (s *Session) ReadAhead(ctx context.Context, p *resolve.Plan) {
 	ctx, cancel := context.WithCancel(ctx)
 	e := &preLeaseRead{plan: p, observed: make(chan struct{}), ahead: newReadAhead(cancel)}
 	e.ahead.cached = true
@@ -67,7 +68,7 @@ func (s *Session) ReadAhead(ctx context.Context, p *Resolved) {
 
 // snapshot is what the read-ahead begun before the lease for p read, once its reads ended:
 // nil when there is none, it read nothing, or ctx ended first.
-func (e *preLeaseRead) snapshot(ctx context.Context, p *Resolved) *backup.Snapshot {
+func (e *preLeaseRead) snapshot(ctx context.Context, p *resolve.Plan) *backup.Snapshot {
 	if e == nil || e.plan != p {
 		return nil
 	}
@@ -105,7 +106,7 @@ func (e *preLeaseRead) leaseFree() bool { return e != nil && e.obs.Free() }
 // and claim is nil. What others wrote meanwhile is checked under the
 // lease before the snapshot serves (readAhead.confirm, which Apply calls
 // once the plan's health checks passed; take refuses it unconfirmed).
-func (e *preLeaseRead) claim(p *Resolved, held *lease.Held) *readAhead {
+func (e *preLeaseRead) claim(p *resolve.Plan, held *lease.Held) *readAhead {
 	if e == nil {
 		return nil
 	}

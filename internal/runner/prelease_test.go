@@ -17,6 +17,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -165,7 +166,7 @@ func TestSnapshotReadBeforeTheLeaseServesOnlyWhenNobodyHeldItSince(t *testing.T)
 // the lease is seen released (the earlier holder's release is a write of
 // its own, which a loaded API server may answer late) and the run is not
 // there. The test is about what the read-ahead does once it reads.
-func readAheadMayRead(t *testing.T, f *fixture, p *Resolved) {
+func readAheadMayRead(t *testing.T, f *fixture, p *resolve.Plan) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
@@ -31,7 +32,7 @@ var _ records = (*runstore.Store)(nil)
 //
 // check runs the plan's health checks (spec.checks) when a run starts or
 // starts over, before anything is written; nil checks nothing.
-func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.RunOwner, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Result, drive bool, err error) {
+func prepare(ctx context.Context, store records, p *resolve.Plan, owner *v1alpha1.RunOwner, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Result, drive bool, err error) {
 	// One list tells both: the run of this plan, if any, and the others.
 	all, err := store.List(ctx)
 	if err != nil {
@@ -111,10 +112,10 @@ func prepare(ctx context.Context, store records, p *Resolved, owner *v1alpha1.Ru
 // own: the record, saved on every transition and readable by anyone who
 // may read runs, then holds the plan redacted, the digests and the
 // status, and a run never exists without what resumes it. Packed while
-// preflight waited on the API server (packAhead), they are written only
+// preflight waited on the API server (PackAhead), they are written only
 // now that the checks passed: a refused plan writes nothing.
-func startRun(ctx context.Context, store records, p *Resolved, owner *v1alpha1.RunOwner, checked []v1alpha1.StepStatus, others []v1alpha1.UpgradeRun) (*v1alpha1.UpgradeRun, error) {
-	packed, err := p.packedSources()
+func startRun(ctx context.Context, store records, p *resolve.Plan, owner *v1alpha1.RunOwner, checked []v1alpha1.StepStatus, others []v1alpha1.UpgradeRun) (*v1alpha1.UpgradeRun, error) {
+	packed, err := p.PackedSources()
 	if err != nil {
 		return nil, fmt.Errorf("save the plan's sources: %w; nothing was changed", err)
 	}

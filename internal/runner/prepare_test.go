@@ -15,6 +15,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 )
 
@@ -78,7 +79,7 @@ func (f *fakeRecords) writes() string {
 
 // resolved is plan "demo" with one manifests step whose source has the
 // given content, and a Helm step with a secret value.
-func resolved(t *testing.T, content string) *Resolved {
+func resolved(t *testing.T, content string) *resolve.Plan {
 	t.Helper()
 	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: v1alpha1.UpgradePlanSpec{Version: "1.1.0", Stages: []v1alpha1.Stage{{
 		Name: "config", Steps: []v1alpha1.Step{
@@ -86,7 +87,7 @@ func resolved(t *testing.T, content string) *Resolved {
 			{Name: "addon", Helm: &v1alpha1.HelmStep{Release: "addon", Namespace: "n", Chart: "addon", Values: &apiextensionsv1.JSON{Raw: []byte(`{"password":"hunter2"}`)}}},
 		},
 	}}}}
-	r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte(content)})
+	r, err := resolve.FromSources(p, map[string][]byte{resolve.SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte(content)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func resolved(t *testing.T, content string) *Resolved {
 
 // saved is a run of p as apply would have saved it, in phase, and as the
 // store reads it back: its plan redacted.
-func saved(p *Resolved, phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
+func saved(p *resolve.Plan, phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
 	r := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())
 	r.Status.Phase = phase
 	r.Spec.Plan = redact.PlanSpec(r.Spec.Plan)
@@ -104,7 +105,7 @@ func saved(p *Resolved, phase v1alpha1.RunPhase) *v1alpha1.UpgradeRun {
 
 // unstarted is a run of p created but whose status was never written (the
 // process stopped between the two writes), as the store reads it.
-func unstarted(p *Resolved) *v1alpha1.UpgradeRun {
+func unstarted(p *resolve.Plan) *v1alpha1.UpgradeRun {
 	r := saved(p, v1alpha1.RunPending)
 	r.Status = v1alpha1.RunStatus{Phase: v1alpha1.RunPending}
 	return r
@@ -125,7 +126,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 	tests := []struct {
 		name       string
 		runs       []*v1alpha1.UpgradeRun
-		plan       *Resolved
+		plan       *resolve.Plan
 		retry      bool
 		listErr    error
 		sourcesErr error
@@ -217,7 +218,7 @@ func TestDriverSettingsAreNoChangeOfContent(t *testing.T) {
 		t.Helper()
 		p := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n").Plan
 		edit(&p.Spec)
-		r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")})
+		r, err := resolve.FromSources(p, map[string][]byte{resolve.SourcePath(0, 0, p.Spec.Stages[0].Steps[0]): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -42,7 +43,7 @@ type StepPreview struct {
 // the runs in the store. A later stage's preview sees the cluster as it is
 // now, not as the earlier stages will leave it: objects that depend on
 // them carry a note instead of a diff.
-func (s *Session) Preview(ctx context.Context, p *Resolved) (*PlanPreview, error) {
+func (s *Session) Preview(ctx context.Context, p *resolve.Plan) (*PlanPreview, error) {
 	a := &actor{plan: p, deps: s.deps, runs: s.runs()}
 	out := &PlanPreview{Plan: p.Plan.Name, Version: p.Plan.Spec.Version}
 	for i, st := range p.Plan.Spec.Stages {

@@ -11,6 +11,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps"
 )
@@ -67,7 +68,7 @@ func (a *actor) revert(ctx context.Context, r *v1alpha1.UpgradeRun, stage int) (
 			continue // never begun: nothing to undo
 		}
 		in := a.input(r, stage, i)
-		in.RollbackObjects = a.plan.Objects[RollbackJobPath(stage, i)]
+		in.RollbackObjects = a.plan.Objects[resolve.RollbackJobPath(stage, i)]
 		rv := steps.NewReverter(in, a.deps)
 		if rv == nil {
 			continue

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 const plantedEnv = "planted-cluster-id-0123"
@@ -44,7 +45,7 @@ func (f *fixture) createManager() {
 
 // managerPlan upgrades the manager's image, keeps its variables, then
 // fails on an http gate that answers 503: the stage rolls back.
-func (f *fixture) managerPlan(name, failing string, severity v1alpha1.Severity) *Resolved {
+func (f *fixture) managerPlan(name, failing string, severity v1alpha1.Severity) *resolve.Plan {
 	f.t.Helper()
 	second := metav1.Duration{Duration: time.Second}
 	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.UpgradePlanSpec{Version: "1.1.0", Stages: []v1alpha1.Stage{{
@@ -56,7 +57,7 @@ func (f *fixture) managerPlan(name, failing string, severity v1alpha1.Severity) 
 			{Timeout: &second, HTTP: &v1alpha1.HTTPGate{URL: failing, Interval: &metav1.Duration{Duration: 200 * time.Millisecond}}},
 		},
 	}}}}
-	r, err := FromSources(p, nil)
+	r, err := resolve.FromSources(p, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}

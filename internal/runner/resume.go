@@ -6,6 +6,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // Resume drives an unfinished run on from the plan and sources saved with
@@ -26,7 +27,7 @@ func (s *Session) Resume(ctx context.Context, name string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the plan and sources saved with run %s: %w", name, err)
 	}
-	p, err := FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: saved.Plan}, saved.Sources)
+	p, err := resolve.FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(run), Spec: saved.Plan}, saved.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("the sources saved with run %s: %w", name, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -75,7 +76,7 @@ func TestDriveHearsAnAbortRequest(t *testing.T) {
 
 // savedRun saves a started run of a plan named name, as a drive would
 // have, and returns the plan and the run.
-func savedRun(t *testing.T, f *fixture, name string) (*Resolved, *v1alpha1.UpgradeRun) {
+func savedRun(t *testing.T, f *fixture, name string) (*resolve.Plan, *v1alpha1.UpgradeRun) {
 	t.Helper()
 	p := f.plan(name, "1", "")
 	run := engine.NewRun(p.Plan, p.Digest, p.SourceDigests, time.Now())

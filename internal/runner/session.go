@@ -14,6 +14,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -209,7 +210,7 @@ func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*leas
 }
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
-func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Result, error) {
+func (s *Session) Apply(ctx context.Context, p *resolve.Plan, retry bool) (*Result, error) {
 	pre := s.takePreLease(ctx)
 	defer pre.drop() // unless claimed below
 	if err := s.ready(ctx); err != nil {
@@ -251,7 +252,7 @@ func (s *Session) Apply(ctx context.Context, p *Resolved, retry bool) (*Result, 
 }
 
 // newActor builds the actor that does a drive's IO with deps.
-func (s *Session) newActor(p *Resolved, deps *clients.Set) *actor {
+func (s *Session) newActor(p *resolve.Plan, deps *clients.Set) *actor {
 	a := &actor{store: s.store, poll: s.opts.LeaseRenew, noWait: s.opts.NoWait,
 		plan: p, deps: deps, readyTimeout: s.opts.ReadyTimeout, runs: s.runs()}
 	a.backups = &stageBackups{client: s.backups, objects: a}
@@ -262,7 +263,7 @@ func (s *Session) newActor(p *Resolved, deps *clients.Set) *actor {
 // not nil, is the first stage's snapshot read ahead for a new run
 // (readAhead). reconciled: the run has no backup to look for (it was just
 // created or started a new attempt) or was reconciled (Session.reconcile).
-func (s *Session) drive(ctx context.Context, held *lease.Held, out *Result, p *Resolved, ahead *readAhead, reconciled bool) (*Result, error) {
+func (s *Session) drive(ctx context.Context, held *lease.Held, out *Result, p *resolve.Plan, ahead *readAhead, reconciled bool) (*Result, error) {
 	run := out.Run
 	actCtx, cancel := context.WithCancelCause(held.Context())
 	defer cancel(nil)

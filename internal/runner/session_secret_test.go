@@ -9,6 +9,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // The run record holds the plan redacted; a command on a saved run
@@ -47,7 +48,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Resolve(f.ctx, l, nil)
+	p, err := resolve.Read(f.ctx, l, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/localcluster/faults"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // fixture is a session on the package's cluster whose requests pass
@@ -57,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 
 // plan writes a plan whose one stage applies a ConfigMap with level, and
 // resolves it.
-func (f *fixture) plan(name, level string, extraStages string) *Resolved {
+func (f *fixture) plan(name, level string, extraStages string) *resolve.Plan {
 	f.t.Helper()
 	dir := f.t.TempDir()
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + f.ns + "}\ndata: {level: \"" + level + "\"}\n"
@@ -73,7 +74,7 @@ func (f *fixture) plan(name, level string, extraStages string) *Resolved {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	p, err := Resolve(f.ctx, l, nil)
+	p, err := resolve.Read(f.ctx, l, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}

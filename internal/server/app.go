@@ -10,6 +10,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/server/wizard"
 )
@@ -18,7 +19,7 @@ import (
 const noAppPlan = "No app plan configured (upshift serve --app-plan): nothing to upgrade"
 
 // appPlan reads and resolves the app plan; nil without one.
-func (s *Server) appPlan(ctx context.Context) (*runner.Resolved, error) {
+func (s *Server) appPlan(ctx context.Context) (*resolve.Plan, error) {
 	if s.cfg.AppPlan == "" {
 		return nil, nil
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/catalog"
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/redact"
-	"github.com/upshift-dev/upshift/internal/runner"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/upgrade"
 )
@@ -57,7 +57,7 @@ func (s *Server) openCatalog(ctx context.Context, req UpgradeRequest) (*catalog.
 	}
 	opts := catalog.Options{CAFile: s.cfg.CatalogCAFile}
 	if ref.ConfigMap != "" {
-		if opts.Objects, err = runner.NewObjects(s.cfg.Rest); err != nil {
+		if opts.Objects, err = resolve.NewObjects(s.cfg.Rest); err != nil {
 			return nil, upgrade.Request{}, err
 		}
 	}
@@ -108,16 +108,16 @@ func (s *Server) defaultTarget(cat *catalog.Catalog) (*semver.Version, error) {
 
 // resolve reads a plan's sources, its ConfigMaps and Secrets with the
 // server's access.
-func (s *Server) resolve(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error) {
+func (s *Server) resolve(ctx context.Context, name string, l *plan.Loaded) (*resolve.Plan, error) {
 	var objs source.Objects
-	if len(runner.ObjectSources(l.Plan)) > 0 {
+	if len(resolve.ObjectSources(l.Plan)) > 0 {
 		var err error
-		if objs, err = runner.NewObjects(s.cfg.Rest); err != nil {
+		if objs, err = resolve.NewObjects(s.cfg.Rest); err != nil {
 			return nil, err
 		}
 	}
 	l.AllowHTTP = s.cfg.Session.AllowHTTPSources
-	p, err := runner.Resolve(ctx, l, objs)
+	p, err := resolve.Read(ctx, l, objs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", name, err)
 	}

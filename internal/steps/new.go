@@ -37,9 +37,10 @@ type Input struct {
 	// RollbackObjects are a job step's rollbackJob's decoded objects; nil
 	// when it has none or they are not saved with the run.
 	RollbackObjects []*unstructured.Unstructured
-	// Chart and Values are a helm step's chart and merged values.
-	Chart  *helmx.Chart
-	Values map[string]any
+	// HelmInputs reads a helm step's chart and merged values from the
+	// plan's sources (resolve.Plan.HelmInputs); nil when the run holds
+	// none. Only the helm kind asks it.
+	HelmInputs func() (*helmx.Chart, map[string]any, error)
 	// Timeout is the step's; zero means DefaultTimeout.
 	Timeout time.Duration
 	// Started is when the step first started, from the run record (zero
@@ -92,10 +93,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		e, err = recreate.New(*s.Recreate, in.Objects, in.Started, timeout, recreate.Clients{
 			Dynamic: d.Dynamic, Mapper: d.Mapper, Clientset: d.Clientset, Applier: d.Applier, Waiter: d.Waiter})
 	case s.Helm != nil:
-		if in.Chart == nil {
-			return nil, fmt.Errorf("step %q: the chart is not saved with the run: apply the plan again to save it", s.Name)
-		}
-		e, err = helmstep.New(*s.Helm, in.Chart, in.Values, timeout, HelmClients(d))
+		e, err = newHelm(in, timeout, d)
 	case s.Freeze != nil:
 		e, err = freeze.New(*s.Freeze, in.Run, s.Name, timeout, d.Applier, d.Dynamic, in.Runs)
 	case s.Approval != nil, s.Pause != nil:
@@ -186,4 +184,21 @@ func NewFinisher(in Input, d *clients.Set) (step.Finisher, error) {
 		return nil, fmt.Errorf("step %q: its executor %T cannot finish", in.Spec.Name, e)
 	}
 	return f, nil
+}
+
+// newHelm builds a helm step's executor from the chart and values saved
+// with the run.
+func newHelm(in Input, timeout time.Duration, d *clients.Set) (step.Executor, error) {
+	var chart *helmx.Chart
+	var values map[string]any
+	if in.HelmInputs != nil {
+		var err error
+		if chart, values, err = in.HelmInputs(); err != nil {
+			return nil, fmt.Errorf("step %q: %w", in.Spec.Name, err)
+		}
+	}
+	if chart == nil {
+		return nil, fmt.Errorf("step %q: the chart is not saved with the run: apply the plan again to save it", in.Spec.Name)
+	}
+	return helmstep.New(*in.Spec.Helm, chart, values, timeout, HelmClients(d))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -27,7 +28,7 @@ type Hops struct {
 	Retry bool
 	// Resolve reads a hop plan's sources: the CLI with the kubeconfig's
 	// credentials, the controller with the plan's ServiceAccount's.
-	Resolve func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error)
+	Resolve func(ctx context.Context, name string, l *plan.Loaded) (*resolve.Plan, error)
 	// Notice tells what happens between runs (the runs' transitions go
 	// to the session's Observe); nil: nothing.
 	Notice func(string)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/plan"
+	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
 
@@ -24,11 +25,11 @@ type HopPreview struct {
 	// Stages are the plan's stage names.
 	Stages []string `json:"stages"`
 	// Resolved is the hop's plan with its sources, for a driver to print.
-	Resolved *runner.Resolved `json:"-"`
+	Resolved *resolve.Plan `json:"-"`
 }
 
 // ResolveFunc reads a hop plan's sources (Hops.Resolve).
-type ResolveFunc func(ctx context.Context, name string, l *plan.Loaded) (*runner.Resolved, error)
+type ResolveFunc func(ctx context.Context, name string, l *plan.Loaded) (*resolve.Plan, error)
 
 // Previews renders and resolves every hop's plan and, with a session,
 // checks hop 1 as apply will (a problem is a *PreflightError; objects in

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // gadgetCRD is the YAML of gadgets.<group>: versions as "name" (served)
@@ -53,7 +54,7 @@ spec:
 type crdFixture struct {
 	t     *testing.T
 	ctx   context.Context
-	s     *Session
+	s     *session
 	dyn   dynamic.Interface
 	group string
 	ns    string
@@ -71,7 +72,7 @@ func newCRDFixture(t *testing.T, group string, objects int) *crdFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(c.RESTConfig(), Options{})
+	s, err := open(c.RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +164,9 @@ func crdsPlan(doc string) *v1alpha1.UpgradePlan {
 	}}}}
 }
 
-func fromSources(t *testing.T, p *v1alpha1.UpgradePlan, sources map[string][]byte) *Resolved {
+func fromSources(t *testing.T, p *v1alpha1.UpgradePlan, sources map[string][]byte) *resolve.Plan {
 	t.Helper()
-	r, err := FromSources(p, sources)
+	r, err := resolve.FromSources(p, sources)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 
 	for _, tt := range []struct {
 		name, path string
-		plan       *Resolved
+		plan       *resolve.Plan
 	}{
 		{"crds step", "spec.stages[0].steps[0].crds", crdStep},
 		{"helm chart", "spec.stages[0].steps[0].helm.chart", helmStep},
@@ -232,7 +233,7 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 	}
 
 	f.migrate()
-	for name, p := range map[string]*Resolved{"crds step": crdStep, "helm chart": helmStep} {
+	for name, p := range map[string]*resolve.Plan{"crds step": crdStep, "helm chart": helmStep} {
 		if errs := f.s.Preflight(f.ctx, p); len(errs) > 0 {
 			t.Errorf("%s after the migration: want no problem, got %v", name, errs)
 		}
@@ -262,7 +263,7 @@ func TestPreflightAcceptsAMovedStorageVersion(t *testing.T) {
 
 // helmPlan is a resolved plan of one helm step whose chart has one
 // template.
-func helmPlan(t *testing.T, name, template string) *Resolved {
+func helmPlan(t *testing.T, name, template string) *resolve.Plan {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "templates"), 0o755); err != nil {
@@ -284,7 +285,7 @@ func helmPlan(t *testing.T, name, template string) *Resolved {
 		Name:  "addon",
 		Steps: []v1alpha1.Step{{Name: "addon", Helm: &v1alpha1.HelmStep{Release: "addon", Namespace: "default", Chart: dir}}},
 	}}}}
-	return fromSources(t, p, map[string][]byte{HelmChartPath(0, 0): tgz})
+	return fromSources(t, p, map[string][]byte{resolve.HelmChartPath(0, 0): tgz})
 }
 
 // TestPreflightNamesTheReplacementOfARemovedAPI: an object of an
@@ -295,7 +296,7 @@ func TestPreflightNamesTheReplacementOfARemovedAPI(t *testing.T) {
 	c := testenv.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := Open(c.RESTConfig(), Options{})
+	s, err := open(c.RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

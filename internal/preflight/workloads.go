@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (pf *preflight) readWorkloads(ctx context.Context) {
 			if s == nil {
 				continue
 			}
-			m, err := pf.s.deps.Mapper.RESTMapping(schema.GroupKind{Group: "apps", Kind: s.Kind}, "v1")
+			m, err := pf.d.Clients.Mapper.RESTMapping(schema.GroupKind{Group: "apps", Kind: s.Kind}, "v1")
 			if err != nil {
 				continue // image() reports the kind where it maps it
 			}
@@ -57,7 +57,7 @@ func (pf *preflight) readWorkloads(ctx context.Context) {
 			lw := pf.workloads[key]
 			g.Go(func() error {
 				defer close(lw.done)
-				lw.obj, lw.err = pf.s.deps.Dynamic.Resource(key.gvr).Namespace(key.namespace).Get(ctx, key.name, metav1.GetOptions{})
+				lw.obj, lw.err = pf.d.Clients.Dynamic.Resource(key.gvr).Namespace(key.namespace).Get(ctx, key.name, metav1.GetOptions{})
 				return nil // each workload's error is its own, reported by its step
 			})
 		}
@@ -72,5 +72,5 @@ func (pf *preflight) workload(ctx context.Context, gvr schema.GroupVersionResour
 		<-lw.done
 		return lw.obj, lw.err
 	}
-	return pf.s.deps.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	return pf.d.Clients.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 }

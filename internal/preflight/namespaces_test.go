@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // Preflight asks about each namespace the plan names once: when a
@@ -47,7 +48,7 @@ func TestPreflightAsksEachNamespaceOnce(t *testing.T) {
 			return rt.RoundTrip(r)
 		})
 	})
-	s, err := Open(cfg, Options{})
+	s, err := open(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestPreflightAsksEachNamespaceOnce(t *testing.T) {
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns-once-nowhere}\n"
 	manifests := v1alpha1.Step{Name: "settings", Manifests: &v1alpha1.ManifestsStep{Source: v1alpha1.Source{Inline: docs}}}
 	recreate := v1alpha1.Step{Name: "gateways", Recreate: &v1alpha1.RecreateStep{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns-once-tenant-*", Selector: "app=gw"}}
-	plan := func(steps ...v1alpha1.Step) *Resolved {
+	plan := func(steps ...v1alpha1.Step) *resolve.Plan {
 		return fromSources(t, &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "1.0.0", Stages: []v1alpha1.Stage{{Name: "s", Steps: steps}}}},
 			map[string][]byte{"spec.stages[0].steps[0].manifests": []byte(docs)})
 	}
@@ -64,7 +65,7 @@ func TestPreflightAsksEachNamespaceOnce(t *testing.T) {
 
 	for _, tt := range []struct {
 		name        string
-		plan        *Resolved
+		plan        *resolve.Plan
 		gets, lists int64
 	}{
 		// the shop, the missing one and the runs' namespace

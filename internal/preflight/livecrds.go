@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -42,21 +42,21 @@ func (pf *preflight) readLiveCRDs(ctx context.Context) {
 		close(pf.crdsRead)
 		return
 	}
-	// Taken now: Apply hands the session's read-ahead on (takePreLease)
-	// while a plan without CRDs never waits for this goroutine.
-	pre := pf.s.preLease
 	// The reads are issued on a goroutine of their own: the errgroup's
 	// limit blocks whoever issues the ninth until one ends.
 	go func() {
 		defer close(pf.crdsRead)
 		// The ones the first stage's snapshot holds, read ahead beside
-		// this preflight (Session.ReadAhead), are not read twice: on a
+		// this preflight (Deps.Ahead), are not read twice: on a
 		// platform of many CRDs, reading both ways doubled the API
 		// server's work and the preflight's wait. That snapshot is read
 		// from the API server's cache, a moment behind etcd at most: a
 		// stored version added in that moment is still refused by the
 		// API server itself, at the stage's write.
-		ahead := pre.snapshot(ctx, pf.p)
+		var ahead *backup.Snapshot
+		if pf.d.Ahead != nil {
+			ahead = pf.d.Ahead(ctx)
+		}
 		var mu sync.Mutex
 		var g errgroup.Group
 		g.SetLimit(8)
@@ -108,10 +108,10 @@ func (pf *preflight) liveCRD(ctx context.Context, name string) (*unstructured.Un
 // versions and status only: as protobuf, without its schemas, where the
 // clients can (kube.NewCRDClient).
 func (pf *preflight) getCRD(ctx context.Context, name string) (*unstructured.Unstructured, error) {
-	if pf.s.deps.CRDs == nil {
-		return pf.s.deps.Dynamic.Resource(kube.CRDResource).Get(ctx, name, metav1.GetOptions{})
+	if pf.d.Clients.CRDs == nil {
+		return pf.d.Clients.Dynamic.Resource(kube.CRDResource).Get(ctx, name, metav1.GetOptions{})
 	}
-	crd, err := pf.s.deps.CRDs.Get(ctx, name, metav1.GetOptions{})
+	crd, err := pf.d.Clients.CRDs.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -63,10 +63,9 @@ func (pf *preflight) stageTargets(ctx context.Context, stage int) (refs []step.R
 		return refs, refs != nil
 	}
 	pf.targets[stage] = nil
-	a := &actor{plan: pf.p, deps: pf.s.deps}
 	all := []step.Ref{}
 	for i := range pf.p.Plan.Spec.Stages[stage].Steps {
-		ex, err := a.executor(nil, stage, i)
+		ex, err := pf.d.Executor(stage, i)
 		if err != nil {
 			return nil, false
 		}

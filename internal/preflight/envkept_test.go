@@ -1,20 +1,25 @@
-package runner
+package preflight
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // Preflight refuses an envKept gate whose workload no step of its stage
 // names (the stage's backup would not hold it), whatever the step kind,
 // and one naming a container the workload does not have.
 func TestPreflightChecksEnvKeptGates(t *testing.T) {
-	f := newFixture(t)
-	f.createManager()
+	f := newManagerFixture(t)
 	settings := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + f.ns + "}\ndata: {level: \"2\"}\n"
 	manager := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager, namespace: " + f.ns + "}\n" +
 		"spec:\n  selector: {matchLabels: {app: manager}}\n  template:\n    metadata: {labels: {app: manager}}\n" +
@@ -40,7 +45,7 @@ func TestPreflightChecksEnvKeptGates(t *testing.T) {
 				Steps: []v1alpha1.Step{s},
 				Gates: []v1alpha1.Gate{{EnvKept: &v1alpha1.EnvKeptGate{Kind: "Deployment", Namespace: f.ns, Name: "manager", Container: tc.container}}},
 			}}}}
-			r, err := FromSources(p, map[string][]byte{SourcePath(0, 0, s): []byte(tc.source)})
+			r, err := resolve.FromSources(p, map[string][]byte{resolve.SourcePath(0, 0, s): []byte(tc.source)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,4 +66,39 @@ func TestPreflightChecksEnvKeptGates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// managerFixture is a namespace of the test's own holding the Deployment
+// "manager" (container controller-manager), and a session.
+type managerFixture struct {
+	s   *session
+	ns  string
+	ctx context.Context
+}
+
+func newManagerFixture(t *testing.T) *managerFixture {
+	t.Helper()
+	c := testenv.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	s, err := open(c.RESTConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := testenv.Namespace(t, ctx, s.cs, "app")
+	labels := map[string]string{"app": "manager"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "controller-manager", Image: "example.com/manager:1.0.0"}}},
+			},
+		},
+	}
+	if _, err := s.cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return &managerFixture{s: s, ns: ns, ctx: ctx}
 }

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -36,8 +36,7 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 	for _, verb := range []string{"get", "list", "create", "update", "delete"} {
 		pf.need(verb, secrets, h.Namespace, what+": the release's records")
 	}
-	a := &actor{plan: pf.p, deps: pf.s.deps, runs: pf.s.runs()}
-	ex, err := a.executor(nil, stage, i)
+	ex, err := pf.d.Executor(stage, i)
 	if err != nil {
 		pf.errs = append(pf.errs, field.Invalid(p.Child("chart"), redact.Chart(h.Chart), err.Error()))
 		return

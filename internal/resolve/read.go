@@ -1,4 +1,4 @@
-package runner
+package resolve
 
 import (
 	"context"
@@ -8,8 +8,55 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/helmx"
+	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/source"
 )
+
+// Read reads and decodes every source of a validated plan. objs reads
+// the ConfigMaps and Secrets that configMap, secret and valuesFrom
+// sources name, from the plan's namespace (see SourceEnv), with the
+// credentials the plan acts with; nil: such sources are an error
+// (source.ErrNoObjects) and every other source reads as before. Errors
+// name the source's field path.
+func Read(ctx context.Context, l *plan.Loaded, objs source.Objects) (*Plan, error) {
+	env := SourceEnv(l, objs)
+	// Refused before any source is read, so the message names the field.
+	if err := checkSchemes(l.Plan, env.AllowHTTP); err != nil {
+		return nil, err
+	}
+	sources := map[string][]byte{}
+	for i, st := range l.Plan.Spec.Stages {
+		for j, s := range st.Steps {
+			if s.Helm != nil {
+				if err := readHelm(ctx, sources, i, j, s.Helm, env); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			for _, ps := range stepSources(i, j, s) {
+				b, err := source.Read(ctx, ps.src, env)
+				if err != nil {
+					return nil, fmt.Errorf("%s%s: %w", ps.path, refField(ps.src), err)
+				}
+				sources[ps.path] = b
+			}
+		}
+	}
+	return FromSources(l.Plan, sources)
+}
+
+// SourceEnv is where a plan's sources are read: paths relative to its
+// file, ConfigMaps and Secrets in its namespace (metadata.namespace; for
+// a plan file that sets none, "default", as kubectl would take it);
+// http:// when the plan or the driver allows it.
+func SourceEnv(l *plan.Loaded, objs source.Objects) source.Env {
+	env := source.Env{BaseDir: l.BaseDir, Namespace: l.Plan.Namespace, Objects: objs,
+		AllowHTTP: l.AllowHTTP || l.Plan.Spec.AllowInsecureHTTP}
+	if env.Namespace == "" {
+		env.Namespace, env.NamespaceDefaulted = "default", true
+	}
+	return env
+}
 
 // readHelm fetches a helm step's chart (as an archive) and reads its
 // values files and valuesFrom into sources: the run record keeps them, so
@@ -66,44 +113,4 @@ func valuesMap(ref v1alpha1.ValuesReference, b []byte) error {
 		return fmt.Errorf("%s is not a YAML map of Helm values: %w", what, err)
 	}
 	return nil
-}
-
-// helmInputs loads a helm step's chart and merges its values from the
-// resolved sources.
-func (r *Resolved) helmInputs(stage, step int) (*helmx.Chart, map[string]any, error) {
-	b, ok := r.Sources[HelmChartPath(stage, step)]
-	if !ok {
-		return nil, nil, fmt.Errorf("the chart of step %s is not saved with the run: apply the plan again to save it", r.Plan.Spec.Stages[stage].Steps[step].Name)
-	}
-	ch, err := helmx.LoadArchive(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	values, err := r.helmValues(stage, step)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ch, values, nil
-}
-
-// helmValues merges a helm step's values as Flux merges a HelmRelease's:
-// the values files in order, then valuesFrom in order (an optional entry
-// that found nothing is skipped), then the inline values, each over the
-// ones before.
-func (r *Resolved) helmValues(stage, step int) (map[string]any, error) {
-	h := r.Plan.Spec.Stages[stage].Steps[step].Helm
-	var files [][]byte
-	for k := range h.ValuesFiles {
-		files = append(files, r.Sources[HelmValuesPath(stage, step, k)])
-	}
-	for k := range h.ValuesFrom {
-		if b, ok := r.Sources[HelmValuesFromPath(stage, step, k)]; ok {
-			files = append(files, b)
-		}
-	}
-	var inline []byte
-	if h.Values != nil {
-		inline = h.Values.Raw
-	}
-	return helmx.MergeValues(files, inline)
 }

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -59,13 +59,11 @@ func (pf *preflight) readNamespaces(ctx context.Context) {
 			add(o.GetNamespace()) // a cluster-scoped object has none
 		}
 	}
-	if pf.s.opts.PlanConfig == nil {
-		add(pf.s.opts.Namespace) // runNeeds, with the same client then
-	}
+	add(pf.d.RunsNamespace) // runNeeds, with the same client; "": none
 	if pattern {
 		pf.nsAll = &nsList{done: make(chan struct{})}
 	}
-	api := pf.s.planCS.CoreV1().Namespaces()
+	api := pf.d.Client.CoreV1().Namespaces()
 	// Every entry is made before the walk looks one up.
 	go func() {
 		if pf.nsAll != nil {
@@ -111,7 +109,7 @@ func (pf *preflight) namespaceErr(ctx context.Context, ns string) error {
 		<-l.done
 		return l.err
 	}
-	_, err := pf.s.planCS.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	_, err := pf.d.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	return err
 }
 
@@ -122,7 +120,7 @@ func (pf *preflight) allNamespaces(ctx context.Context) ([]corev1.Namespace, err
 		<-pf.nsAll.done
 		return pf.nsAll.items, pf.nsAll.err
 	}
-	list, err := pf.s.planCS.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	list, err := pf.d.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}

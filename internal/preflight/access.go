@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -123,7 +123,7 @@ func (pf *preflight) rulesReviews(ctx context.Context, keys []accessKey) map[str
 	for i, ns := range namespaces {
 		g.Go(func() error {
 			review := &authv1.SelfSubjectRulesReview{Spec: authv1.SelfSubjectRulesReviewSpec{Namespace: ns}}
-			res, err := pf.s.planCS.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, review, metav1.CreateOptions{})
+			res, err := pf.d.Client.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, review, metav1.CreateOptions{})
 			if err != nil {
 				return nil // incomplete: the access reviews ask again and report
 			}
@@ -172,7 +172,7 @@ func (pf *preflight) accessReviews(ctx context.Context, keys []accessKey, at []i
 			review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
 				Verb: k.verb, Group: k.gvr.Group, Resource: resName, Subresource: sub, Namespace: k.namespace,
 			}}}
-			res, err := pf.s.planCS.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			res, err := pf.d.Client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 			errs[i] = err
 			allowed[i] = err == nil && res.Status.Allowed
 			return nil
@@ -180,3 +180,7 @@ func (pf *preflight) accessReviews(ctx context.Context, keys []accessKey, at []i
 	}
 	_ = g.Wait() // the reviews report through errs
 }
+
+// maxParallelReviews bounds the reviews in flight: one at a time they
+// cost a round trip each.
+const maxParallelReviews = 8

@@ -1,21 +1,21 @@
-package runner
+package resolve
 
 import "github.com/upshift-dev/upshift/internal/runstore"
 
 // sourcesPack is a plan's sources packed for the run store (megabytes of
 // CRDs take tens of milliseconds to encode and compress), packed once,
-// on a goroutine of its own from packAhead on.
+// on a goroutine of its own from PackAhead on.
 type sourcesPack struct {
 	done   chan struct{}
 	packed *runstore.PackedSources
 	err    error
 }
 
-// packAhead starts packing the sources, so that a run about to start
+// PackAhead starts packing the sources, so that a run about to start
 // finds them packed: Preflight calls it, and packs while it waits on the
 // API server. A plan that is only previewed, or whose run resumes, packs
 // for nothing, on a core that preflight leaves idle.
-func (p *Resolved) packAhead() {
+func (p *Plan) PackAhead() {
 	if p.pack != nil {
 		return
 	}
@@ -28,10 +28,10 @@ func (p *Resolved) packAhead() {
 	}()
 }
 
-// packedSources waits for the packed sources, packing them now if
+// PackedSources waits for the packed sources, packing them now if
 // nothing asked before.
-func (p *Resolved) packedSources() (*runstore.PackedSources, error) {
-	p.packAhead()
+func (p *Plan) PackedSources() (*runstore.PackedSources, error) {
+	p.PackAhead()
 	<-p.pack.done
 	return p.pack.packed, p.pack.err
 }

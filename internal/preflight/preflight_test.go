@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/faults"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // A preflight that cannot look must not pass: a namespace list or get
@@ -20,7 +21,7 @@ import (
 func TestPreflightFailsWhenItCannotReadNamespaces(t *testing.T) {
 	c := testenv.Cluster(t)
 	var in faults.Injector
-	s, err := Open(in.Wrap(c.RESTConfig()), Options{})
+	s, err := open(in.Wrap(c.RESTConfig()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestPreflightFailsWhenItCannotReadNamespaces(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in.Set(tt.rules...)
 			defer in.Set()
-			p, err := FromSources(tt.plan, nil)
+			p, err := resolve.FromSources(tt.plan, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

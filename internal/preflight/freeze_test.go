@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // The preflight of a freeze: the resources it names must be served (a
@@ -22,7 +23,7 @@ func TestPreflightOfAFreeze(t *testing.T) {
 	c := testenv.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := Open(c.RESTConfig(), Options{})
+	s, err := open(c.RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,8 @@ func TestPreflightOfAFreeze(t *testing.T) {
 		{Name: "hold", Steps: []v1alpha1.Step{freeze}},
 		{Name: "config", Steps: []v1alpha1.Step{settings}},
 	}}}
-	p, err := FromSources(pl, map[string][]byte{
-		SourcePath(1, 0, settings): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + shop + "}\n"),
+	p, err := resolve.FromSources(pl, map[string][]byte{
+		resolve.SourcePath(1, 0, settings): []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + shop + "}\n"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestPreflightOfAFreeze(t *testing.T) {
 	// Someone with no rights: the freeze's writes are among what is missing.
 	cfg := rest.CopyConfig(c.RESTConfig())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
-	nobody, err := Open(c.RESTConfig(), Options{PlanConfig: cfg})
+	nobody, err := open(c.RESTConfig(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func (pf *preflight) countObjects(ctx context.Context, live *unstructured.Unstru
 	}
 	group, _, _ := unstructured.NestedString(live.Object, "spec", "group")
 	plural, _, _ := unstructured.NestedString(live.Object, "spec", "names", "plural")
-	ri := pf.s.deps.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: version, Resource: plural})
+	ri := pf.d.Clients.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: version, Resource: plural})
 	n := 0
 	opts := metav1.ListOptions{Limit: 500}
 	for {
@@ -119,7 +119,7 @@ func (pf *preflight) removedAPI(gvk schema.GroupVersionKind) (string, bool) {
 func (pf *preflight) kubernetesMinor() (int, bool) {
 	if !pf.minorAsked {
 		pf.minorAsked = true
-		if info, err := pf.s.deps.Clientset.Discovery().ServerVersion(); err == nil {
+		if info, err := pf.d.Clients.Clientset.Discovery().ServerVersion(); err == nil {
 			if v, err := versions.Kubernetes(info.GitVersion); err == nil {
 				pf.minor, pf.minorKnown = int(v.Minor()), true
 			}

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func (pf *preflight) freeze(ctx context.Context, p *field.Path, f *v1alpha1.Free
 	what := p.String() + " (its ValidatingAdmissionPolicy and binding)"
 	for _, kind := range []string{"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
 		gvk := admissionv1.SchemeGroupVersion.WithKind(kind)
-		m, err := pf.s.deps.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		m, err := pf.d.Clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		switch {
 		case meta.IsNoMatchError(err):
 			pf.errs = append(pf.errs, field.Invalid(p, kind, "the cluster does not serve "+admissionv1.SchemeGroupVersion.String()+" "+kind+": a freeze needs Kubernetes 1.30 or newer"))
@@ -85,10 +85,10 @@ func (pf *preflight) resourceServed(group, resource string) (bool, error) {
 		// group passes: lenient, never a false refusal.
 		partial.Group = group
 	}
-	_, err := pf.s.deps.Mapper.ResourcesFor(partial)
+	_, err := pf.d.Clients.Mapper.ResourcesFor(partial)
 	if meta.IsNoMatchError(err) {
-		pf.s.deps.Mapper.Reset()
-		_, err = pf.s.deps.Mapper.ResourcesFor(partial)
+		pf.d.Clients.Mapper.Reset()
+		_, err = pf.d.Clients.Mapper.ResourcesFor(partial)
 	}
 	if meta.IsNoMatchError(err) {
 		return false, nil
