@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -22,140 +18,25 @@ import (
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/preflight/crdfixture"
 	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
-// gadgetCRD is the YAML of gadgets.<group>: versions as "name" (served)
-// or "name*" (served, storage). Helm's release default/addon (helmPlan)
-// may adopt it.
-func gadgetCRD(group string, versions ...string) string {
-	var vs strings.Builder
-	for _, v := range versions {
-		name, storage := strings.CutSuffix(v, "*")
-		fmt.Fprintf(&vs, "  - name: %s\n    served: true\n    storage: %t\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n", name, storage)
-	}
-	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.%s
-  # Helm's ownership marks: release default/addon may take it over.
-  labels: {app.kubernetes.io/managed-by: Helm}
-  annotations: {meta.helm.sh/release-name: addon, meta.helm.sh/release-namespace: default}
-spec:
-  group: %s
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
-  versions:
-%s`, group, group, vs.String())
-}
-
-// crdFixture is a CRD whose objects were stored as v1alpha1 before v1
-// became the storage version: status.storedVersions is [v1alpha1 v1].
+// crdFixture is crdfixture's CRD, and a session to preflight plans with.
 type crdFixture struct {
-	t     *testing.T
-	ctx   context.Context
-	s     *session
-	dyn   dynamic.Interface
-	group string
-	ns    string
+	*crdfixture.Fixture
+	s *session
 }
 
 func newCRDFixture(t *testing.T, group string, objects int) *crdFixture {
-	c := testenv.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	s, err := open(testenv.Cluster(t).RESTConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := open(c.RESTConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &crdFixture{t: t, ctx: ctx, s: s, dyn: dyn, group: group, ns: testenv.Namespace(t, ctx, cs, "removals")}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = dyn.Resource(kube.CRDResource).Delete(ctx, "gadgets."+group, metav1.DeleteOptions{})
-	})
-	f.applyCRD(gadgetCRD(group, "v1alpha1*"))
-	for i := range objects {
-		g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1alpha1", "kind": "Gadget",
-			"metadata": map[string]any{"name": fmt.Sprintf("g%d", i)}, "spec": map[string]any{"size": i}}}
-		if _, err := dyn.Resource(f.gadgets("v1alpha1")).Namespace(f.ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f.applyCRD(gadgetCRD(group, "v1alpha1", "v1*"))
-	if got := f.storedVersions(); strings.Join(got, ",") != "v1alpha1,v1" {
-		t.Fatalf("status.storedVersions = %v after v1 became the storage version, want [v1alpha1 v1]", got)
-	}
-	return f
+	return &crdFixture{Fixture: crdfixture.New(t, group, objects), s: s}
 }
 
-func (f *crdFixture) gadgets(version string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: f.group, Version: version, Resource: "gadgets"}
-}
-
-// applyCRD creates or updates the CRD and waits until it is established.
-func (f *crdFixture) applyCRD(doc string) {
-	f.t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-		f.t.Fatal(err)
-	}
-	if _, err := f.dyn.Resource(kube.CRDResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true}); err != nil {
-		f.t.Fatal(err)
-	}
-	err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got, err := f.dyn.Resource(kube.CRDResource).Get(ctx, u.GetName(), metav1.GetOptions{})
-		return err == nil && kube.CRDEstablished(got), nil
-	})
-	if err != nil {
-		f.t.Fatalf("CRD %s not established: %v", u.GetName(), err)
-	}
-}
-
-func (f *crdFixture) crd() *unstructured.Unstructured {
-	f.t.Helper()
-	got, err := f.dyn.Resource(kube.CRDResource).Get(f.ctx, "gadgets."+f.group, metav1.GetOptions{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return got
-}
-
-func (f *crdFixture) storedVersions() []string {
-	v, _, _ := unstructured.NestedStringSlice(f.crd().Object, "status", "storedVersions")
-	return v
-}
-
-// migrate does what the problem's fix says: rewrites every object in the
-// storage version, then takes v1alpha1 out of status.storedVersions.
-func (f *crdFixture) migrate() {
-	f.t.Helper()
-	ri := f.dyn.Resource(f.gadgets("v1")).Namespace(f.ns)
-	list, err := ri.List(f.ctx, metav1.ListOptions{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	for i := range list.Items {
-		if _, err := ri.Update(f.ctx, &list.Items[i], metav1.UpdateOptions{}); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	crd := f.crd()
-	if err := unstructured.SetNestedStringSlice(crd.Object, []string{"v1"}, "status", "storedVersions"); err != nil {
-		f.t.Fatal(err)
-	}
-	if _, err := f.dyn.Resource(kube.CRDResource).UpdateStatus(f.ctx, crd, metav1.UpdateOptions{}); err != nil {
-		f.t.Fatal(err)
-	}
-}
+var gadgetCRD = crdfixture.CRD
 
 func crdsPlan(doc string) *v1alpha1.UpgradePlan {
 	return &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "2.0.0", Stages: []v1alpha1.Stage{{
@@ -211,7 +92,7 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 		{"crds step", "spec.stages[0].steps[0].crds", crdStep},
 		{"helm chart", "spec.stages[0].steps[0].helm.chart", helmStep},
 	} {
-		errs := f.s.Preflight(f.ctx, tt.plan)
+		errs := f.s.Preflight(f.Ctx, tt.plan)
 		e := problemAt(errs, tt.path, "gadgets."+group, "lists v1alpha1", "3 gadgets."+group+" exist",
 			"migrate the stored objects to v1", "remove v1alpha1 from the CRD's status.storedVersions", "served: false")
 		if e == nil {
@@ -224,17 +105,17 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(drop), &u.Object); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.dyn.Resource(kube.CRDResource).Apply(f.ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: []string{metav1.DryRunAll}})
+	_, err := f.Dyn.Resource(kube.CRDResource).Apply(f.Ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: []string{metav1.DryRunAll}})
 	if err == nil || !strings.Contains(err.Error(), "missing from spec.versions") {
 		t.Errorf("a dry-run update dropping v1alpha1: want the API server's refusal quoting \"missing from spec.versions\", got %v", err)
 	}
-	if got := len(versionsOf(f.crd())); got != 2 {
+	if got := len(versionsOf(f.Live())); got != 2 {
 		t.Fatalf("preflight changed the CRD: %d versions, want the 2 it had", got)
 	}
 
-	f.migrate()
+	f.Migrate()
 	for name, p := range map[string]*resolve.Plan{"crds step": crdStep, "helm chart": helmStep} {
-		if errs := f.s.Preflight(f.ctx, p); len(errs) > 0 {
+		if errs := f.s.Preflight(f.Ctx, p); len(errs) > 0 {
 			t.Errorf("%s after the migration: want no problem, got %v", name, errs)
 		}
 	}
@@ -255,7 +136,7 @@ func TestPreflightAcceptsAMovedStorageVersion(t *testing.T) {
 		strings.Replace(gadgetCRD(group, "v1alpha1", "v1*"), "served: true", "served: false", 1),
 	} {
 		p := fromSources(t, crdsPlan(doc), map[string][]byte{"spec.stages[0].steps[0].crds": []byte(doc)})
-		if errs := f.s.Preflight(f.ctx, p); len(errs) > 0 {
+		if errs := f.s.Preflight(f.Ctx, p); len(errs) > 0 {
 			t.Errorf("want no problem, got %v\nfor\n%s", errs, doc)
 		}
 	}
