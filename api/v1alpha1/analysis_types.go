@@ -62,11 +62,31 @@ type Metric struct {
 
 // MetricProvider is where a metric is measured: exactly one field.
 //
-// +kubebuilder:validation:XValidation:rule=`has(self.prometheus)`,message="set the provider: prometheus"
+// +kubebuilder:validation:XValidation:rule=`has(self.prometheus) != has(self.web)`,message="set exactly one provider: prometheus or web"
 type MetricProvider struct {
 	// Prometheus answers an instant query, or a range query.
 	// +optional
 	Prometheus *PrometheusMetric `json:"prometheus,omitempty"`
+	// Web is a URL that answers JSON.
+	// +optional
+	Web *WebMetric `json:"web,omitempty"`
+}
+
+// WebMetric is a URL whose JSON answer is measured (Argo Rollouts' web
+// provider): result is the value JSONPath selects, or the whole answer.
+type WebMetric struct {
+	// URL to GET, http(s); the controller asks it from where it runs.
+	// +kubebuilder:validation:Pattern=`^https?://`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+	// JSONPath selects the value judged, in kubectl's JSONPath syntax
+	// ({.data.errorRate}); absent: the whole answer.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	JSONPath string `json:"jsonPath,omitempty"`
+	// Timeout of one request (default 30s).
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
 // PrometheusMetric is a PromQL query and the server that answers it.

@@ -21,10 +21,13 @@ type Provider interface {
 
 // NewProvider builds the metric's provider.
 func NewProvider(m v1alpha1.Metric) (Provider, error) {
-	if p := m.Provider.Prometheus; p != nil {
-		return newPrometheus(*p)
+	switch {
+	case m.Provider.Prometheus != nil:
+		return newPrometheus(*m.Provider.Prometheus)
+	case m.Provider.Web != nil:
+		return newWeb(*m.Provider.Web)
 	}
-	return nil, fmt.Errorf("metric %s: no provider: set provider.prometheus", m.Name)
+	return nil, fmt.Errorf("metric %s: no provider: set provider.prometheus or provider.web", m.Name)
 }
 
 // Measure takes one measurement at now: the provider's value judged by

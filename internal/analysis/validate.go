@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/redact"
@@ -33,21 +34,46 @@ func Validate(m v1alpha1.Metric, path *field.Path) field.ErrorList {
 	if m.Count != nil && *m.Count > 1 && m.Interval == nil {
 		errs = append(errs, field.Required(path.Child("interval"), "a count above 1 needs an interval between the measurements, e.g. 30s"))
 	}
-	p := m.Provider.Prometheus
-	if p == nil {
-		return append(errs, field.Required(path.Child("provider", "prometheus"), "where the metric is measured: address and query"))
-	}
-	pp := path.Child("provider", "prometheus")
-	if u, err := url.Parse(p.Address); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, field.Invalid(pp.Child("address"), redact.URL(p.Address), "must be the http(s) URL of a Prometheus server, e.g. http://prometheus.monitoring:9090"))
-	}
-	if p.Query == "" {
-		errs = append(errs, field.Required(pp.Child("query"), "a PromQL query, e.g. sum(rate(errors_total[1m]))"))
-	}
-	if rq := p.RangeQuery; rq != nil && rq.Span.Duration <= 0 {
-		errs = append(errs, field.Invalid(pp.Child("rangeQuery", "span"), rq.Span.Duration.String(), "must be a positive duration such as 5m"))
+	return append(errs, validateProvider(m.Provider, path.Child("provider"))...)
+}
+
+// validateProvider checks that exactly one provider is set, with a usable
+// address and what it measures.
+func validateProvider(mp v1alpha1.MetricProvider, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case mp.Prometheus != nil && mp.Web != nil:
+		return field.ErrorList{field.Forbidden(path, "set exactly one provider: prometheus or web")}
+	case mp.Prometheus != nil:
+		p, pp := mp.Prometheus, path.Child("prometheus")
+		if !httpURL(p.Address) {
+			errs = append(errs, field.Invalid(pp.Child("address"), redact.URL(p.Address), "must be the http(s) URL of a Prometheus server, e.g. http://prometheus.monitoring:9090"))
+		}
+		if p.Query == "" {
+			errs = append(errs, field.Required(pp.Child("query"), "a PromQL query, e.g. sum(rate(errors_total[1m]))"))
+		}
+		if rq := p.RangeQuery; rq != nil && rq.Span.Duration <= 0 {
+			errs = append(errs, field.Invalid(pp.Child("rangeQuery", "span"), rq.Span.Duration.String(), "must be a positive duration such as 5m"))
+		}
+	case mp.Web != nil:
+		w, wp := mp.Web, path.Child("web")
+		if !httpURL(w.URL) {
+			errs = append(errs, field.Invalid(wp.Child("url"), redact.URL(w.URL), "must be an absolute http(s) URL that answers JSON"))
+		}
+		if w.JSONPath != "" {
+			if err := jsonpath.New("metric").Parse(w.JSONPath); err != nil {
+				errs = append(errs, field.Invalid(wp.Child("jsonPath"), w.JSONPath, err.Error()+"; write kubectl's JSONPath, e.g. {.data.errorRate}"))
+			}
+		}
+	default:
+		errs = append(errs, field.Required(path, "where the metric is measured: prometheus (address and query) or web (url)"))
 	}
 	return errs
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // Expected is how long a metric that passes takes, from its start to its

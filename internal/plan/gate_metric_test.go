@@ -28,7 +28,7 @@ func TestMetricGateRules(t *testing.T) {
 		{name: "not CEL", metric: v1alpha1.Metric{Name: "up", SuccessCondition: "result[0] ==", Provider: prom},
 			want: []string{`g.metric.successCondition: Invalid value: "result[0] ==": not a CEL expression`}},
 		{name: "no provider", metric: v1alpha1.Metric{Name: "up"},
-			want: []string{"g.metric.provider.prometheus: Required value"}},
+			want: []string{"g.metric.provider: Required value: where the metric is measured"}},
 		{name: "a bad address", metric: v1alpha1.Metric{Name: "up", Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: "prometheus:9090", Query: "up"}}},
 			want: []string{`g.metric.provider.prometheus.address: Invalid value: "prometheus:9090": must be the http(s) URL of a Prometheus server`}},
 		{name: "a count without an interval", metric: v1alpha1.Metric{Name: "up", Count: int32p(3), Provider: prom},

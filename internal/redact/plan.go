@@ -118,10 +118,18 @@ func gates(gs []v1alpha1.Gate) []v1alpha1.Gate {
 			c.URL = URL(h.URL)
 			gs[j].HTTP = &c
 		}
-		if m := gs[j].Metric; m != nil && m.Provider.Prometheus != nil {
-			c, p := *m, *m.Provider.Prometheus
-			p.Address = URL(p.Address)
-			c.Provider.Prometheus = &p
+		if m := gs[j].Metric; m != nil {
+			c := *m
+			if p := m.Provider.Prometheus; p != nil {
+				cp := *p
+				cp.Address = URL(p.Address)
+				c.Provider.Prometheus = &cp
+			}
+			if w := m.Provider.Web; w != nil {
+				cw := *w
+				cw.URL = URL(w.URL)
+				c.Provider.Web = &cw
+			}
 			gs[j].Metric = &c
 		}
 	}

@@ -44,7 +44,8 @@ func secretPlan() v1alpha1.UpgradePlanSpec {
 				Message: "frozen; see https://bot:" + marker + "@wiki.example.com/upgrade"}},
 		},
 		Gates: []v1alpha1.Gate{{HTTP: &v1alpha1.HTTPGate{URL: "http://u:" + marker + "@127.0.0.1/healthz?token=" + marker}},
-			{Metric: &v1alpha1.Metric{Name: "errors", Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: "http://u:" + marker + "@127.0.0.1:9090", Query: "up"}}}}},
+			{Metric: &v1alpha1.Metric{Name: "errors", Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: "http://u:" + marker + "@127.0.0.1:9090", Query: "up"}}}},
+			{Metric: &v1alpha1.Metric{Name: "web", Provider: v1alpha1.MetricProvider{Web: &v1alpha1.WebMetric{URL: "https://127.0.0.1/health?token=" + marker}}}}},
 	}}}
 }
 
@@ -76,6 +77,7 @@ func TestPlanSpecHidesEverySecret(t *testing.T) {
 		"oci":          steps[6].Helm.Chart,
 		"gate":         got.Stages[0].Gates[0].HTTP.URL,
 		"metric":       got.Stages[0].Gates[1].Metric.Provider.Prometheus.Address,
+		"web metric":   got.Stages[0].Gates[2].Metric.Provider.Web.URL,
 		"freeze":       steps[9].Freeze.Message,
 	} {
 		if c == "" || strings.Contains(c, marker) {
