@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clip"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/redact"
 )
 
@@ -19,13 +20,17 @@ type Provider interface {
 	Measure(ctx context.Context, now time.Time) (any, error)
 }
 
-// NewProvider builds the metric's provider.
-func NewProvider(m v1alpha1.Metric) (Provider, error) {
+// NewProvider builds the metric's provider, whose requests keep to
+// policy (a tenant's metric must not reach what the admin did not allow).
+func NewProvider(m v1alpha1.Metric, policy egress.Policy) (Provider, error) {
+	if err := allowed(m.Provider, policy); err != nil {
+		return nil, fmt.Errorf("metric %s: %w", m.Name, err)
+	}
 	switch {
 	case m.Provider.Prometheus != nil:
-		return newPrometheus(*m.Provider.Prometheus)
+		return newPrometheus(*m.Provider.Prometheus, policy)
 	case m.Provider.Web != nil:
-		return newWeb(*m.Provider.Web)
+		return newWeb(*m.Provider.Web, policy)
 	}
 	return nil, fmt.Errorf("metric %s: no provider: set provider.prometheus or provider.web", m.Name)
 }
@@ -60,4 +65,20 @@ func show(v any) string {
 		return "[" + strings.Join(parts, " ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+// allowed tells whether the provider's URL is one policy lets a plan
+// reach, naming the field.
+func allowed(mp v1alpha1.MetricProvider, policy egress.Policy) error {
+	switch {
+	case mp.Prometheus != nil:
+		if err := policy.Allows(mp.Prometheus.Address); err != nil {
+			return fmt.Errorf("provider.prometheus.address: %w", err)
+		}
+	case mp.Web != nil:
+		if err := policy.Allows(mp.Web.URL); err != nil {
+			return fmt.Errorf("provider.web.url: %w", err)
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/egress"
 )
 
 // defaultQueryTimeout bounds a query whose metric sets no timeout.
@@ -22,8 +23,8 @@ type prometheus struct {
 	spec v1alpha1.PrometheusMetric
 }
 
-func newPrometheus(spec v1alpha1.PrometheusMetric) (*prometheus, error) {
-	c, err := api.NewClient(api.Config{Address: spec.Address})
+func newPrometheus(spec v1alpha1.PrometheusMetric, policy egress.Policy) (*prometheus, error) {
+	c, err := api.NewClient(api.Config{Address: spec.Address, RoundTripper: policy.Transport()})
 	if err != nil {
 		return nil, fmt.Errorf("prometheus address %q: %w", spec.Address, err)
 	}

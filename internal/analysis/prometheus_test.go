@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/analysis/promtest"
+	"github.com/upshift-dev/upshift/internal/egress"
 )
 
 // Measurements on a real Prometheus: a good value succeeds, a value that
@@ -26,7 +27,7 @@ func TestMeasureOnARealPrometheus(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
-		p, err := NewProvider(m)
+		p, err := NewProvider(m, egress.Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/redact"
 )
 
@@ -25,8 +26,8 @@ type web struct {
 	client *http.Client
 }
 
-func newWeb(spec v1alpha1.WebMetric) (*web, error) {
-	w := &web{spec: spec, client: &http.Client{Timeout: defaultQueryTimeout}}
+func newWeb(spec v1alpha1.WebMetric, policy egress.Policy) (*web, error) {
+	w := &web{spec: spec, client: policy.Client(defaultQueryTimeout)}
 	if spec.Timeout != nil && spec.Timeout.Duration > 0 {
 		w.client.Timeout = spec.Timeout.Duration
 	}

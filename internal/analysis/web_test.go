@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/egress"
 )
 
 // A web provider GETs a URL on 127.0.0.1 and judges the JSON it answers,
@@ -37,7 +38,7 @@ func TestWebProvider(t *testing.T) {
 			t.Fatal(errs)
 		}
 		c, _ := Compile(m, field.NewPath("metric"))
-		p, err := NewProvider(m)
+		p, err := NewProvider(m, egress.Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,5 +87,23 @@ func TestValidateProviders(t *testing.T) {
 		if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tt.want) {
 			t.Errorf("%s: %v, want one error starting %q", tt.name, errs, tt.want)
 		}
+	}
+}
+
+// A provider on a host the policy does not allow is refused when built,
+// naming the field; one on a link-local address is refused at the dial.
+func TestProvidersKeepToThePolicy(t *testing.T) {
+	bounded := egress.Policy{Hosts: []string{"prometheus.monitoring"}}
+	web := v1alpha1.Metric{Name: "m", Provider: v1alpha1.MetricProvider{Web: &v1alpha1.WebMetric{URL: "http://127.0.0.1:9/stats"}}}
+	if _, err := NewProvider(web, bounded); err == nil || !strings.Contains(err.Error(), "provider.web.url: host 127.0.0.1 is not one") {
+		t.Errorf("a web provider on a host not allowed: %v, want refused naming provider.web.url", err)
+	}
+	prom := v1alpha1.Metric{Name: "m", Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: "http://169.254.169.254", Query: "up"}}}
+	p, err := NewProvider(prom, egress.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Measure(context.Background(), time.Now()); err == nil || !strings.Contains(err.Error(), "link-local") {
+		t.Errorf("a Prometheus on the metadata address: %v, want refused as link-local", err)
 	}
 }

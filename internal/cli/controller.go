@@ -77,6 +77,7 @@ Operator actions on a plan are annotations:
 	f.DurationVar(&o.Runner.LeaseDuration, "lease-duration", 10*time.Second, "how long a run's lease lasts without renewal")
 	f.DurationVar(&o.Runner.LeaseRenew, "lease-renew", 2*time.Second, "how often a run's lease is renewed")
 	f.IntVar(&o.Runner.KeepRuns, "keep-runs", 10, "finished runs (and their backups) kept per cluster")
+	f.StringSliceVar(&o.Runner.Egress.Hosts, "gate-hosts", nil, "hosts that plans' http gates and metrics may reach from the controller: names, IPs or *.suffix, comma-separated (default: any; set it on a cluster teams share). Link-local addresses, where clouds serve their metadata, are refused always")
 	f.DurationVar(&o.Fleet.Poll, "fleet-poll", 2*time.Second, "how often a fleet's operations in flight are asked about, when its ops plugin cannot wait on them")
 	f.DurationVar(&o.Fleet.StatusTTL, "fleet-status-ttl", 10*time.Second, "how long a cluster's status read for a fleet's availability budget serves before it is read again")
 	return cmd

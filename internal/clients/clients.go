@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/kube"
 )
@@ -38,6 +39,9 @@ type Set struct {
 	Helm *helmx.Client
 	// Cache is the run's shared informers (WithCache); nil outside a run.
 	Cache *kube.Cache
+	// Egress bounds the requests the plan's gates and metrics make
+	// (Options.Egress of the session).
+	Egress egress.Policy
 }
 
 // New builds the clients from a REST config. The RESTMapper caches

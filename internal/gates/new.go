@@ -59,7 +59,7 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set, before Before) 
 		}
 	case g.HTTP != nil:
 		kind = "http"
-		gate, err = nonNil(http.New(*g.HTTP, timeout))
+		gate, err = nonNil(http.New(*g.HTTP, timeout, d.Egress))
 	case g.PodsRunning != nil:
 		kind = "podsRunning"
 		gate, err = nonNil(podsrunning.New(*g.PodsRunning, timeout, d.Clientset))
@@ -74,7 +74,7 @@ func New(g v1alpha1.Gate, timeout time.Duration, d *clients.Set, before Before) 
 		gate, err = nonNil(envkept.New(*g.EnvKept, timeout, before, d.Dynamic))
 	case g.Metric != nil:
 		kind = "metric"
-		gate, err = nonNil(metric.New(*g.Metric, timeout))
+		gate, err = nonNil(metric.New(*g.Metric, timeout, d.Egress))
 	default:
 		kind = "nodesReady"
 		gate, err = nonNil(nodesready.New(*g.NodesReady, timeout, d.Clientset))

@@ -109,6 +109,7 @@ func Run(ctx context.Context, d Deps, p *resolve.Plan) field.ErrorList {
 // backup to compare with (plan validation refuses an envKept check).
 func (pf *preflight) gate(ctx context.Context, path *field.Path, stage int, g v1alpha1.Gate) {
 	gp := path.String()
+	pf.egress(path, g)
 	if g.EnvKept != nil && stage >= 0 {
 		pf.envKept(ctx, path.Child("envKept"), stage, g.EnvKept)
 	}

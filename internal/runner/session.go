@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
 	"github.com/upshift-dev/upshift/internal/clients"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/engine"
 	"github.com/upshift-dev/upshift/internal/lease"
 	"github.com/upshift-dev/upshift/internal/resolve"
@@ -65,6 +66,9 @@ type Options struct {
 	// AllowHTTPSources is the driver's --allow-http-sources: every
 	// plan's url sources and charts may be fetched over http://.
 	AllowHTTPSources bool
+	// Egress bounds the requests the plan's gates and metrics make: the
+	// controller's --gate-hosts. Link-local addresses are refused always.
+	Egress egress.Policy
 }
 
 // AllowHTTPSources is Options.AllowHTTPSources.
@@ -135,6 +139,7 @@ func Open(cfg *rest.Config, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	deps.Egress = opts.Egress
 	b, err := backup.NewSplit(fence.Guard(cfg), fence.Guard(planCfg), opts.Namespace, deps.Mapper)
 	if err != nil {
 		return nil, err

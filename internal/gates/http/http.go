@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -46,14 +47,17 @@ type Gate struct {
 var _ step.Gate = (*Gate)(nil)
 
 // New checks the spec and applies its defaults. timeout is the gate's;
-// the spec's own timeout, if set, wins.
-func New(spec v1alpha1.HTTPGate, timeout time.Duration) (*Gate, error) {
+// the spec's own timeout, if set, wins. Requests keep to policy.
+func New(spec v1alpha1.HTTPGate, timeout time.Duration, policy egress.Policy) (*Gate, error) {
 	u, err := url.Parse(spec.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%w: url %q is not an http(s) URL", ErrInvalidSpec, redact.URL(spec.URL))
 	}
+	if err := policy.Allows(spec.URL); err != nil {
+		return nil, fmt.Errorf("%w: url: %v", ErrInvalidSpec, err)
+	}
 	g := &Gate{url: spec.URL, shown: redact.URL(spec.URL), expect: spec.ExpectStatus, interval: DefaultInterval, timeout: timeout,
-		client: &nethttp.Client{Timeout: requestTimeout}}
+		client: policy.Client(requestTimeout)}
 	if g.expect == 0 {
 		g.expect = DefaultExpectStatus
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -94,7 +95,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv, calls := flipping(t, tt.failFirst, tt.okStatus)
-			g, err := New(tt.spec(srv.URL+"/healthz"), tt.gateTimeout)
+			g, err := New(tt.spec(srv.URL+"/healthz"), tt.gateTimeout, egress.Policy{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +127,7 @@ func TestCheckConnectionRefusedNamesTheError(t *testing.T) {
 	srv := httptest.NewServer(nethttp.NotFoundHandler())
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	g, err := New(v1alpha1.HTTPGate{URL: url, Interval: dur(50 * time.Millisecond)}, 300*time.Millisecond)
+	g, err := New(v1alpha1.HTTPGate{URL: url, Interval: dur(50 * time.Millisecond)}, 300*time.Millisecond, egress.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestCheckConnectionRefusedNamesTheError(t *testing.T) {
 func TestCheckCallerCancel(t *testing.T) {
 	t.Parallel()
 	srv, _ := flipping(t, 1<<30, 200)
-	g, err := New(v1alpha1.HTTPGate{URL: srv.URL}, time.Minute)
+	g, err := New(v1alpha1.HTTPGate{URL: srv.URL}, time.Minute, egress.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestCheckCallerCancel(t *testing.T) {
 
 func TestNewRejectsBadURLs(t *testing.T) {
 	for _, u := range []string{"", "127.0.0.1:8080/healthz", "ftp://127.0.0.1/x", "http://"} {
-		if _, err := New(v1alpha1.HTTPGate{URL: u}, time.Minute); !errors.Is(err, ErrInvalidSpec) {
+		if _, err := New(v1alpha1.HTTPGate{URL: u}, time.Minute, egress.Policy{}); !errors.Is(err, ErrInvalidSpec) {
 			t.Errorf("New(%q) = %v, want ErrInvalidSpec", u, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/analysis"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -30,8 +31,9 @@ type Gate struct {
 
 var _ step.Gate = (*Gate)(nil)
 
-// New checks the metric (analysis.Validate) and builds its provider.
-func New(m v1alpha1.Metric, timeout time.Duration) (*Gate, error) {
+// New checks the metric (analysis.Validate) and builds its provider,
+// whose requests keep to policy.
+func New(m v1alpha1.Metric, timeout time.Duration, policy egress.Policy) (*Gate, error) {
 	path := field.NewPath("metric")
 	if errs := analysis.Validate(m, path); len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -40,7 +42,7 @@ func New(m v1alpha1.Metric, timeout time.Duration) (*Gate, error) {
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	p, err := analysis.NewProvider(m)
+	p, err := analysis.NewProvider(m, policy)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/analysis/promtest"
+	"github.com/upshift-dev/upshift/internal/egress"
 	"github.com/upshift-dev/upshift/internal/gates/metric"
 	"github.com/upshift-dev/upshift/internal/step"
 )
@@ -24,7 +25,7 @@ func errorRate(address string, count int32) v1alpha1.Metric {
 
 func check(t *testing.T, m v1alpha1.Metric, timeout time.Duration) step.Result {
 	t.Helper()
-	g, err := metric.New(m, timeout)
+	g, err := metric.New(m, timeout, egress.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestMetricGate(t *testing.T) {
 func TestNewRefusesABadCondition(t *testing.T) {
 	m := errorRate("http://127.0.0.1:9", 1)
 	m.SuccessCondition = "result[0] <"
-	if _, err := metric.New(m, time.Minute); err == nil || !strings.Contains(err.Error(), "metric.successCondition") {
+	if _, err := metric.New(m, time.Minute, egress.Policy{}); err == nil || !strings.Contains(err.Error(), "metric.successCondition") {
 		t.Errorf("New = %v, want an error naming metric.successCondition", err)
 	}
 }
