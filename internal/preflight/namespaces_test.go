@@ -15,6 +15,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/preflight/crdfixture"
 	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
@@ -76,7 +77,7 @@ func TestPreflightAsksEachNamespaceOnce(t *testing.T) {
 			gets.Store(0)
 			lists.Store(0)
 			errs := s.Preflight(ctx, tt.plan)
-			if problemAt(errs, path, "ns-once-nowhere", "create the namespace first") == nil {
+			if crdfixture.ProblemAt(errs, path, "ns-once-nowhere", "create the namespace first") == nil {
 				t.Errorf("want the missing namespace named at %s; got %v", path, errs)
 			}
 			for _, e := range errs {

@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -38,13 +37,6 @@ func newCRDFixture(t *testing.T, group string, objects int) *crdFixture {
 
 var gadgetCRD = crdfixture.CRD
 
-func crdsPlan(doc string) *v1alpha1.UpgradePlan {
-	return &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "2.0.0", Stages: []v1alpha1.Stage{{
-		Name:  "crds",
-		Steps: []v1alpha1.Step{{Name: "crds", CRDs: &v1alpha1.CRDsStep{Source: v1alpha1.Source{Inline: doc}}}},
-	}}}}
-}
-
 func fromSources(t *testing.T, p *v1alpha1.UpgradePlan, sources map[string][]byte) *resolve.Plan {
 	t.Helper()
 	r, err := resolve.FromSources(p, sources)
@@ -52,24 +44,6 @@ func fromSources(t *testing.T, p *v1alpha1.UpgradePlan, sources map[string][]byt
 		t.Fatal(err)
 	}
 	return r
-}
-
-// problemAt is the first problem at the field path whose message has
-// every want, or nil.
-func problemAt(errs field.ErrorList, path string, wants ...string) *field.Error {
-	for _, e := range errs {
-		if e.Field != path {
-			continue
-		}
-		ok := true
-		for _, w := range wants {
-			ok = ok && strings.Contains(e.Error(), w)
-		}
-		if ok {
-			return e
-		}
-	}
-	return nil
 }
 
 // TestPreflightRefusesACRDThatDropsAStoredVersion: a crds step (and a
@@ -82,7 +56,7 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 	group := "dropped.removals.upshift.test"
 	f := newCRDFixture(t, group, 3)
 	drop := gadgetCRD(group, "v1*")
-	crdStep := fromSources(t, crdsPlan(drop), map[string][]byte{"spec.stages[0].steps[0].crds": []byte(drop)})
+	crdStep := crdfixture.Plan(t, drop)
 	helmStep := helmPlan(t, "crd.yaml", drop)
 
 	for _, tt := range []struct {
@@ -93,7 +67,7 @@ func TestPreflightRefusesACRDThatDropsAStoredVersion(t *testing.T) {
 		{"helm chart", "spec.stages[0].steps[0].helm.chart", helmStep},
 	} {
 		errs := f.s.Preflight(f.Ctx, tt.plan)
-		e := problemAt(errs, tt.path, "gadgets."+group, "lists v1alpha1", "3 gadgets."+group+" exist",
+		e := crdfixture.ProblemAt(errs, tt.path, "gadgets."+group, "lists v1alpha1", "3 gadgets."+group+" exist",
 			"migrate the stored objects to v1", "remove v1alpha1 from the CRD's status.storedVersions", "served: false")
 		if e == nil {
 			t.Fatalf("%s: want a problem at %s naming the CRD, v1alpha1, the 3 objects and the fix; got %v", tt.name, tt.path, errs)
@@ -135,7 +109,7 @@ func TestPreflightAcceptsAMovedStorageVersion(t *testing.T) {
 		gadgetCRD(group, "v1alpha1", "v1*"),
 		strings.Replace(gadgetCRD(group, "v1alpha1", "v1*"), "served: true", "served: false", 1),
 	} {
-		p := fromSources(t, crdsPlan(doc), map[string][]byte{"spec.stages[0].steps[0].crds": []byte(doc)})
+		p := crdfixture.Plan(t, doc)
 		if errs := f.s.Preflight(f.Ctx, p); len(errs) > 0 {
 			t.Errorf("want no problem, got %v\nfor\n%s", errs, doc)
 		}
@@ -201,7 +175,7 @@ func TestPreflightNamesTheReplacementOfARemovedAPI(t *testing.T) {
 		{"CronJob batch/v1beta1", "batch/v1beta1 CronJob was removed in Kubernetes 1.25: use batch/v1"},
 		{"Widget example.com/v1", "the cluster does not serve this kind and no CRD in the plan defines it"},
 	} {
-		if problemAt(errs, path, want...) == nil {
+		if crdfixture.ProblemAt(errs, path, want...) == nil {
 			t.Errorf("want a problem at %s saying %q; got %v", path, want, errs)
 		}
 	}
@@ -214,7 +188,7 @@ func TestPreflightNamesTheReplacementOfARemovedAPI(t *testing.T) {
 
 	errs = s.Preflight(ctx, helmPlan(t, "hpa.yaml", hpa))
 	t.Log(errs)
-	if problemAt(errs, "spec.stages[0].steps[0].helm.chart", "does not render", "removed in Kubernetes 1.26: use autoscaling/v2") == nil {
+	if crdfixture.ProblemAt(errs, "spec.stages[0].steps[0].helm.chart", "does not render", "removed in Kubernetes 1.26: use autoscaling/v2") == nil {
 		t.Errorf("a chart rendering autoscaling/v2beta2: want the replacement named at spec.stages[0].steps[0].helm.chart; got %v", errs)
 	}
 }

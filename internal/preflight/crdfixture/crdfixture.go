@@ -14,13 +14,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/kube"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/resolve"
 )
 
 // CRD is the YAML of gadgets.<group>: versions as "name" (served) or
@@ -152,4 +155,37 @@ func (f *Fixture) Migrate() {
 	if _, err := f.Dyn.Resource(kube.CRDResource).UpdateStatus(f.Ctx, crd, metav1.UpdateOptions{}); err != nil {
 		f.T.Fatal(err)
 	}
+}
+
+// Plan is a plan of one stage whose crds step applies doc, resolved as
+// a run holds it.
+func Plan(t *testing.T, doc string) *resolve.Plan {
+	t.Helper()
+	p := &v1alpha1.UpgradePlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: v1alpha1.UpgradePlanSpec{Version: "2.0.0", Stages: []v1alpha1.Stage{{
+		Name:  "crds",
+		Steps: []v1alpha1.Step{{Name: "crds", CRDs: &v1alpha1.CRDsStep{Source: v1alpha1.Source{Inline: doc}}}},
+	}}}}
+	r, err := resolve.FromSources(p, map[string][]byte{"spec.stages[0].steps[0].crds": []byte(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// ProblemAt is the first problem at the field path whose message has
+// every want, or nil.
+func ProblemAt(errs field.ErrorList, path string, wants ...string) *field.Error {
+	for _, e := range errs {
+		if e.Field != path {
+			continue
+		}
+		ok := true
+		for _, w := range wants {
+			ok = ok && strings.Contains(e.Error(), w)
+		}
+		if ok {
+			return e
+		}
+	}
+	return nil
 }
