@@ -154,6 +154,12 @@ func TestChartValues(t *testing.T) {
 		t.Errorf("args %q, want the defaults then --debug", c.Args)
 	}
 
+	// gateHosts bounds what plans' gates reach (--gate-hosts); none: no flag.
+	objs = renderChart(t, values("gateHosts", []any{"*.svc.cluster.local", "prometheus.monitoring"}))
+	if args := deployment(t, objs).Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--gate-hosts=*.svc.cluster.local,prometheus.monitoring") {
+		t.Errorf("gateHosts: args %q, want --gate-hosts with both hosts", args)
+	}
+
 	// Without leader election: no flag, no Role for it.
 	objs = renderChart(t, values("leaderElection.enabled", false))
 	if args := deployment(t, objs).Spec.Template.Spec.Containers[0].Args; slices.Contains(args, "--enable-leader-election") {
