@@ -119,9 +119,12 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	ProjectPlatform(status, pu.Generation, progress, pu.Spec.Suspend, r.drives.blocked.blockedOf(key), metav1.Now())
 	if !equality.Semantic.DeepEqual(status, &pu.Status) {
-		patch := client.MergeFrom(pu.DeepCopy())
+		// Locked to the version read, as an UpgradePlan's (Reconciler).
+		patch := client.MergeFromWithOptions(pu.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		pu.Status = *status
-		if err := r.client.Status().Patch(ctx, pu, patch); err != nil {
+		if err := r.client.Status().Patch(ctx, pu, patch); apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		} else if err != nil {
 			return ctrl.Result{}, fmt.Errorf("write the status of PlatformUpgrade %s: %w", key, err)
 		}
 		r.answered.saved(pu.UID, status.HandledActions)

@@ -121,9 +121,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		metrics.SetRun(run.Name, phaseOf(run))
 	}
 	if !equality.Semantic.DeepEqual(status, &plan.Status) {
-		patch := client.MergeFrom(plan.DeepCopy())
+		// Locked to the version read: a merge patch from a cache that is
+		// behind leaves out what it thinks unchanged, and the server keeps
+		// a newer value there (a phase under conditions that contradict
+		// it). A conflict is looked at again from a fresher cache.
+		patch := client.MergeFromWithOptions(plan.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		plan.Status = *status
-		if err := r.client.Status().Patch(ctx, plan, patch); err != nil {
+		if err := r.client.Status().Patch(ctx, plan, patch); apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		} else if err != nil {
 			return ctrl.Result{}, fmt.Errorf("write the status of UpgradePlan %s: %w", key, err)
 		}
 		r.answered.saved(plan.UID, status.HandledActions)
