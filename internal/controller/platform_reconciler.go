@@ -123,7 +123,7 @@ func (r *PlatformReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		patch := client.MergeFromWithOptions(pu.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		pu.Status = *status
 		if err := r.client.Status().Patch(ctx, pu, patch); apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil
 		} else if err != nil {
 			return ctrl.Result{}, fmt.Errorf("write the status of PlatformUpgrade %s: %w", key, err)
 		}

@@ -128,7 +128,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		patch := client.MergeFromWithOptions(plan.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		plan.Status = *status
 		if err := r.client.Status().Patch(ctx, plan, patch); apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil
 		} else if err != nil {
 			return ctrl.Result{}, fmt.Errorf("write the status of UpgradePlan %s: %w", key, err)
 		}
@@ -240,3 +240,7 @@ func (r *Reconciler) plansOfRun(_ context.Context, obj client.Object) []ctrl.Req
 	o := run.Spec.Owner
 	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}}}
 }
+
+// conflictRetry is how soon a status patch refused for a newer version is
+// tried again: the cache holds the newer one in a moment.
+const conflictRetry = 50 * time.Millisecond
