@@ -74,8 +74,8 @@ func TestCommittedFilesAreGenerated(t *testing.T) {
 	}
 	compare("api/v1alpha1/zz_generated.deepcopy.go", filepath.Join(out, "object", "zz_generated.deepcopy.go"))
 	crds, err := filepath.Glob(filepath.Join(out, "crd", "*.yaml"))
-	if err != nil || len(crds) != 4 {
-		t.Fatalf("controller-gen made %d CRDs (%v), want UpgradePlan's, UpgradeRun's, PlatformUpgrade's and ClusterVersion's", len(crds), err)
+	if err != nil || len(crds) != 5 {
+		t.Fatalf("controller-gen made %d CRDs (%v), want UpgradePlan's, UpgradeRun's, PlatformUpgrade's, ClusterVersion's and AppRollout's", len(crds), err)
 	}
 	for _, f := range crds {
 		compare(filepath.Join("config", "crd", "bases", filepath.Base(f)), f)

@@ -16,8 +16,7 @@ var (
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds UpgradePlan, UpgradeRun, PlatformUpgrade,
-	// ClusterVersion and their
-	// lists to a scheme.
+	// ClusterVersion, AppRollout and their lists to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -27,6 +26,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&UpgradeRun{}, &UpgradeRunList{},
 		&PlatformUpgrade{}, &PlatformUpgradeList{},
 		&ClusterVersion{}, &ClusterVersionList{},
+		&AppRollout{}, &AppRolloutList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

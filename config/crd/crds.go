@@ -32,6 +32,7 @@ const (
 	UpgradeRuns      = "upgraderuns.upshift.dev"
 	PlatformUpgrades = "platformupgrades.upshift.dev"
 	ClusterVersions  = "clusterversions.upshift.dev"
+	AppRollouts      = "approllouts.upshift.dev"
 )
 
 //go:embed bases/*.yaml

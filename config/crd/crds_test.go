@@ -95,8 +95,8 @@ func TestEmbeddedCRDs(t *testing.T) {
 		}
 		printed = append(printed, c.Name)
 	}
-	if got := strings.Join(printed, " "); got != ClusterVersions+" "+PlatformUpgrades+" "+UpgradePlans+" "+UpgradeRuns {
-		t.Errorf("printed %s, want the four CRDs", got)
+	if got := strings.Join(printed, " "); got != AppRollouts+" "+ClusterVersions+" "+PlatformUpgrades+" "+UpgradePlans+" "+UpgradeRuns {
+		t.Errorf("printed %s, want the five CRDs", got)
 	}
 }
 

@@ -21,7 +21,7 @@ func newControllerCommand(kf *kubeFlags) *cobra.Command {
 	var debug bool
 	cmd := &cobra.Command{
 		Use:   "controller",
-		Short: "Run the in-cluster controller that drives UpgradePlans, PlatformUpgrades and ClusterVersions",
+		Short: "Run the in-cluster controller that drives UpgradePlans, PlatformUpgrades, ClusterVersions and AppRollouts",
 		Long: `Run the controller: it reconciles UpgradePlan resources in every namespace,
 driving each plan's run with the same engine as upshift apply, as the plan's
 spec.serviceAccountName (impersonated; empty means the namespace's "default"
@@ -29,13 +29,19 @@ ServiceAccount). Runs, backups and the run lease live in --namespace, with
 the CLI's: upshift status, approve, abort and rollback work on its runs.
 
 It also rolls fleets: each ClusterVersion's clusters through its ops plugin
-(docs/fleets.md).
+(docs/fleets.md), and applications: each AppRollout's Deployment through its
+migration and canary steps, as the rollout's spec.serviceAccountName
+(docs/apps.md).
 
 Operator actions on a plan are annotations:
   kubectl annotate upgradeplan NAME upshift.dev/approve=STEP
   kubectl annotate upgradeplan NAME upshift.dev/abort=$(date +%s)
   kubectl annotate upgradeplan NAME upshift.dev/rollback=$(date +%s)
-  kubectl annotate upgradeplan NAME upshift.dev/retry=$(date +%s)`,
+  kubectl annotate upgradeplan NAME upshift.dev/retry=$(date +%s)
+and on an AppRollout:
+  kubectl annotate approllout NAME upshift.dev/promote=$(date +%s)
+  kubectl annotate approllout NAME upshift.dev/abort=$(date +%s)
+  kubectl annotate approllout NAME upshift.dev/retry=$(date +%s)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if syncSeconds < 0 {
@@ -78,6 +84,7 @@ Operator actions on a plan are annotations:
 	f.DurationVar(&o.Runner.LeaseRenew, "lease-renew", 2*time.Second, "how often a run's lease is renewed")
 	f.IntVar(&o.Runner.KeepRuns, "keep-runs", 10, "finished runs (and their backups) kept per cluster")
 	f.StringSliceVar(&o.Runner.Egress.Hosts, "gate-hosts", nil, "hosts that plans' http gates and metrics may reach from the controller: names, IPs or *.suffix, comma-separated (default: any; set it on a cluster teams share). Link-local addresses, where clouds serve their metadata, are refused always")
+	f.DurationVar(&o.AppPoll, "app-poll", 2*time.Second, "how often an AppRollout waiting on the cluster (a migration Job, pods becoming ready) looks again")
 	f.DurationVar(&o.Fleet.Poll, "fleet-poll", 2*time.Second, "how often a fleet's operations in flight are asked about, when its ops plugin cannot wait on them")
 	f.DurationVar(&o.Fleet.StatusTTL, "fleet-status-ttl", 10*time.Second, "how long a cluster's status read for a fleet's availability budget serves before it is read again")
 	return cmd

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/apps"
 	"github.com/upshift-dev/upshift/internal/metrics"
 	"github.com/upshift-dev/upshift/internal/runner"
 )
@@ -62,6 +63,9 @@ type Options struct {
 	// Runner are the session options of every drive (run lease timing,
 	// kept runs).
 	Runner runner.Options
+	// AppPoll is how often an AppRollout waiting on the cluster (a Job,
+	// pods becoming ready) looks again.
+	AppPoll time.Duration
 	// Fleet tunes the ClusterVersion controller; Plugins dials their ops
 	// plugins (nil: ClusterVersions are not reconciled).
 	Fleet   FleetOptions
@@ -117,6 +121,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return err
 	}
 	if err := addFleetController(mgr, cfg, o, log); err != nil {
+		return err
+	}
+	if err := addAppController(mgr, cfg, o, log); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
@@ -318,6 +325,37 @@ func addFleetController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the ClusterVersion controller: %w", err)
+	}
+	return nil
+}
+
+// addAppController reconciles AppRollouts, when their CRD is installed,
+// each acting as its spec.serviceAccountName.
+func addAppController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Logger) error {
+	ok, err := served(cfg, "approllouts")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		log.Info("the AppRollout CRD is not installed: AppRollouts are not reconciled (upshift crds | kubectl apply -f -)")
+		return nil
+	}
+	tenants := apps.NewTenants(func(namespace, sa string) *rest.Config {
+		return impersonating(cfg, serviceAccountUser(namespace, sa))
+	})
+	r := apps.NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), tenants, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("apps"), apps.Options{
+		Poll: o.AppPoll,
+		Refuse: func(namespace, sa string) string {
+			return o.self.refusal(v1alpha1.AppRolloutKind, namespace, sa, "spec.serviceAccountName")
+		},
+	})
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("approllout").
+		For(&v1alpha1.AppRollout{}, builder.WithPredicates(planChanges())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up the AppRollout controller: %w", err)
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func TestKustomizeNamespaceAndCRDs(t *testing.T) {
 	if ns := install.Find(objs, "Namespace"); len(ns) != 1 || ns[0].GetName() != namespace {
 		t.Errorf("namespaces %v, want %s", names(ns), namespace)
 	}
-	want := []string{"clusterversions.upshift.dev", "platformupgrades.upshift.dev", "upgradeplans.upshift.dev", "upgraderuns.upshift.dev"}
+	want := []string{"approllouts.upshift.dev", "clusterversions.upshift.dev", "platformupgrades.upshift.dev", "upgradeplans.upshift.dev", "upgraderuns.upshift.dev"}
 	if got := names(install.Find(objs, "CustomResourceDefinition")); !slices.Equal(got, want) {
 		t.Errorf("CRDs %v, want %v", got, want)
 	}

@@ -1,0 +1,175 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AppRolloutKind names the resource.
+const AppRolloutKind = "AppRollout"
+
+// AppRollout moves one application's Deployment to a version: a
+// database migration first when one is set, then a rolling update or
+// canary steps of weight and pause, judged by the new version's readiness
+// probe (healthCheck), and rolled back to the Deployment as it was
+// captured before the rollout (with the down-migration) when any of it
+// fails. Its spec has the field names of the ManagedApplication operator
+// (apps.example.com/v1alpha1), so such a manifest converts by changing
+// apiVersion and kind; what Upshift adds is named as in Argo Rollouts
+// where Argo has a name for it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=upshift
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.currentVersion`
+// +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.status.targetVersion`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`,description="For display: read the conditions to decide"
+// +kubebuilder:printcolumn:name="Canary",type=integer,JSONPath=`.status.canaryWeight`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type AppRollout struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              AppRolloutSpec `json:"spec"`
+	// +optional
+	Status AppRolloutStatus `json:"status,omitempty"`
+}
+
+// AppRolloutList is a list of AppRollouts.
+//
+// +kubebuilder:object:root=true
+type AppRolloutList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AppRollout `json:"items"`
+}
+
+// AppRolloutSpec is the version an application should run and how to get
+// there.
+type AppRolloutSpec struct {
+	// DeploymentName is the Deployment to upgrade, in the rollout's
+	// namespace (default: the rollout's name).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	DeploymentName string `json:"deploymentName,omitempty"`
+	// Image is the repository of the Deployment's first container,
+	// without a tag ("registry.example.com/shop/web"). Empty: the
+	// repository the container runs now. (The ManagedApplication operator
+	// requires it; its README's example leaves it out, and both convert.)
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule=`!self.contains('@') && !self.matches(':[^/]*$')`,message="name the repository without a tag or digest (registry.example.com/shop/web): the tag is spec.version"
+	Image string `json:"image,omitempty"`
+	// Version is the image tag to run ("v2.0.0").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
+	Version string `json:"version"`
+	// Paused stops the rollout at the step it is at (a migration Job runs
+	// on, but nothing after it starts); false again resumes it there, with
+	// the time it had left.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+	// UpgradeStrategy is how the new version is brought in.
+	UpgradeStrategy AppUpgradeStrategy `json:"upgradeStrategy"`
+	// ServiceAccountName is whom the rollout acts as, in this namespace:
+	// it reads and writes the Deployment, the canary Deployment, the
+	// migration Jobs and the backup Secrets. Empty: the namespace's
+	// default ServiceAccount, never the controller's own rights.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// ProgressDeadlineSeconds is how long a migration, a canary step's
+	// pods or the promoted Deployment may take to be ready before the
+	// rollout fails and is rolled back (Argo Rollouts' name; default 600).
+	// Time spent paused does not count.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// The strategies of spec.upgradeStrategy.type.
+const (
+	StrategyRolling              = "Rolling"
+	StrategyRollingWithMigration = "RollingWithMigration"
+	StrategyCanary               = "Canary"
+)
+
+// AppUpgradeStrategy is how a rollout brings in the new version.
+//
+// +kubebuilder:validation:XValidation:rule=`self.type != 'RollingWithMigration' || has(self.migrationJob)`,message="type RollingWithMigration runs a migration first: set migrationJob (image and command)"
+// +kubebuilder:validation:XValidation:rule=`self.type != 'Canary' || has(self.canary)`,message="type Canary moves in steps: set canary.steps (weight and pause of each)"
+type AppUpgradeStrategy struct {
+	// Type: Rolling (the Deployment's own rolling update),
+	// RollingWithMigration (the migration Job first), or Canary (a canary
+	// Deployment scaled to each step's weight). Canary steps run when
+	// canary.enabled is true, with Canary or RollingWithMigration (as the
+	// seed's example asks); Rolling ignores them.
+	// +kubebuilder:validation:Enum=Rolling;RollingWithMigration;Canary
+	Type string `json:"type"`
+	// MigrationJob runs to completion before the new version is deployed
+	// (with any type), once per attempt.
+	// +optional
+	MigrationJob *AppMigrationJob `json:"migrationJob,omitempty"`
+	// HealthCheck is a Kubernetes probe set as the readiness probe of the
+	// new version's first container: the rollout moves on when the pods
+	// are ready by it, judged where they run (the controller never dials
+	// a pod).
+	// +optional
+	HealthCheck *corev1.Probe `json:"healthCheck,omitempty"`
+	// Canary configures the weighted steps of type Canary.
+	// +optional
+	Canary *AppCanary `json:"canary,omitempty"`
+}
+
+// AppMigrationJob is the migration a rollout runs before its new version,
+// as a Job `<rollout>-migration-<version>` in the rollout's namespace.
+type AppMigrationJob struct {
+	// Image of the migration container.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image"`
+	// Command is the migration's entrypoint.
+	// +optional
+	Command []string `json:"command,omitempty"`
+	// Env is extra environment of the migration container.
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
+	// RollbackCommand is the down-migration: run with the same image and
+	// environment when the rollout is rolled back after its migration
+	// ran (after the Deployment is back on the old version). Without it a
+	// rollback leaves the database as the migration left it.
+	// +optional
+	RollbackCommand []string `json:"rollbackCommand,omitempty"`
+}
+
+// AppCanary is a canary rollout's steps.
+type AppCanary struct {
+	// Enabled: false makes type Canary a plain rolling update.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// Steps in order. A step of weight 100, or the end of the list,
+	// promotes the new version to every replica.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=20
+	Steps []AppCanaryStep `json:"steps"`
+}
+
+// AppCanaryStep is one weight of a canary and how long to hold it.
+type AppCanaryStep struct {
+	// Weight is the share of the replicas, in percent, that run the new
+	// version: ceil(replicas × weight / 100) canary pods, at least one,
+	// and the stable Deployment scaled down by as many (never below one
+	// before promotion).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Weight int32 `json:"weight"`
+	// Pause is how long to hold the step, in seconds, once its canary
+	// pods are ready (0: move on at once).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=604800
+	Pause int32 `json:"pause,omitempty"`
+}

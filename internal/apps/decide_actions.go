@@ -1,0 +1,74 @@
+package apps
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+// take tells whether the action annotation has a value not yet acted on,
+// and marks it handled.
+func (x *decider) take(key string) bool {
+	v, ok := x.app.Annotations[key]
+	if !ok || v == x.st.HandledActions[key] {
+		return false
+	}
+	x.st.HandledActions[key] = v
+	return true
+}
+
+// actions answers abort and retry; promote is answered where a canary
+// holds its pause. An action that does not apply where the rollout
+// stands is marked handled and does nothing (a later value asks again).
+func (x *decider) actions() (Decision, bool) {
+	if x.take(v1alpha1.AnnotationAbort) && moving(x.st.Phase) && x.st.Attempt > 0 {
+		return x.fail("aborted (annotation " + v1alpha1.AnnotationAbort + ")"), true
+	}
+	if x.st.Phase != v1alpha1.AppDeploying {
+		x.take(v1alpha1.AnnotationPromote) // no canary step holds: nothing to promote
+	}
+	if !x.take(v1alpha1.AnnotationRetry) {
+		return Decision{}, false
+	}
+	switch {
+	case x.st.Phase == v1alpha1.AppRolledBack:
+		return x.start(), true
+	case x.st.Phase == v1alpha1.AppFailed && x.st.Rollback != nil && x.st.Rollback.Done:
+		x.st.Rollback = &v1alpha1.AppRollback{Reason: x.st.Rollback.Reason}
+		x.st.PhaseStartedAt = &x.now
+		x.event(false, "RollbackRetried", "rolling back again")
+		return x.rollingBack(), true
+	}
+	return Decision{}, false
+}
+
+// paused holds a moving rollout where it is.
+func (x *decider) paused() Decision {
+	if x.st.PausedAt == nil {
+		x.st.PausedAt = &x.now
+		x.event(false, "Paused", "paused by spec.paused")
+	}
+	x.st.Message = fmt.Sprintf("paused (spec.paused) in phase %s: set spec.paused to false to go on from here", x.st.Phase)
+	return Decision{}
+}
+
+// resumed moves every time the rollout counts from by the time it was
+// paused, so a deadline or a canary's pause goes on with what it had
+// left.
+func (x *decider) resumed() {
+	if x.st.PausedAt == nil {
+		return
+	}
+	held := x.o.Now.Sub(x.st.PausedAt.Time)
+	for _, t := range []**metav1.Time{&x.st.PhaseStartedAt, &x.st.CanaryStepStartedAt, &x.st.PauseStartedAt} {
+		if *t != nil {
+			moved := metav1.NewTime((*t).Add(held))
+			*t = &moved
+		}
+	}
+	x.st.PausedAt = nil
+	x.event(false, "Resumed", fmt.Sprintf("resumed after %s paused", held.Round(time.Second)))
+}
