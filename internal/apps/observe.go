@@ -42,7 +42,9 @@ func observe(ctx context.Context, t tenant, o *Observed) error {
 }
 
 // get reads one object; nil when it does not exist.
-func get[T interface{ *appsv1.Deployment | *batchv1.Job }](ctx context.Context, read func(context.Context, string, metav1.GetOptions) (T, error), name, resource string, app *v1alpha1.AppRollout) (T, error) {
+func get[T interface {
+	*appsv1.Deployment | *batchv1.Job
+}](ctx context.Context, read func(context.Context, string, metav1.GetOptions) (T, error), name, resource string, app *v1alpha1.AppRollout) (T, error) {
 	obj, err := read(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
