@@ -82,7 +82,7 @@ type controllerProc struct {
 
 // startController runs a controller as its own client-certificate user
 // on the test's namespaces, looking at waiting rollouts every 200 ms.
-func (e *env) startController(user string) *controllerProc {
+func (e *env) startController(user string, extraArgs ...string) *controllerProc {
 	e.t.Helper()
 	kc, err := e.c.UserKubeconfig(user, "system:masters")
 	if err != nil {
@@ -93,6 +93,7 @@ func (e *env) startController(user string) *controllerProc {
 		"--namespace", e.runs, "--watch-namespaces", e.ns,
 		"--metrics-addr", "0", "--health-probe-addr", freeAddr(e.t),
 		"--app-poll", "200ms", "--debug")
+	p.cmd.Args = append(p.cmd.Args, extraArgs...)
 	p.cmd.Env = append(os.Environ(), "KUBECONFIG=")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
