@@ -45,7 +45,7 @@ func NewRootCommand() *cobra.Command {
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
 		newApplyCommand(kf), newUpgradeCommand(kf), newStatusCommand(kf), newHistoryCommand(kf), newReportCommand(kf),
 		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf),
-		newControllerCommand(kf), newServeCommand(kf), newCRDsCommand(), newPluginCommand())
+		newControllerCommand(kf), newServeCommand(kf), newAppCommand(kf), newCRDsCommand(), newPluginCommand())
 	return root
 }
 
