@@ -69,6 +69,8 @@ func controllerNeeds(ns string) []check {
 	add(each([]string{"get", "list", "watch", "patch"}, check{group: "upshift.dev", resource: "clusterversions"})...)
 	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "clusterversions", subresource: "status"})...)
 	add(check{verb: "update", group: "upshift.dev", resource: "clusterversions", subresource: "finalizers"})
+	add(each([]string{"get", "list", "watch"}, check{group: "upshift.dev", resource: "approllouts"})...)
+	add(each([]string{"get", "update", "patch"}, check{group: "upshift.dev", resource: "approllouts", subresource: "status"})...)
 	add(each([]string{"create", "patch"}, check{resource: "events", namespace: "team-a"})...)
 	add(each([]string{"create", "patch"}, check{group: "events.k8s.io", resource: "events", namespace: "team-a"})...)
 	add(check{verb: "impersonate", resource: "serviceaccounts", namespace: "team-a", name: "deployer"})
@@ -99,6 +101,8 @@ func controllerMustNot(ns string) []check {
 		{verb: "delete", group: "upshift.dev", resource: "upgradeplans", namespace: "default"},
 		{verb: "update", group: "upshift.dev", resource: "clusterversions", namespace: "default"},
 		{verb: "delete", group: "upshift.dev", resource: "clusterversions", namespace: "default"},
+		{verb: "patch", group: "upshift.dev", resource: "approllouts", namespace: "default"},
+		{verb: "update", group: "apps", resource: "deployments", namespace: "default"},
 		{verb: "list", group: "upshift.dev", resource: "upgraderuns", namespace: "default"},
 		{verb: "create", group: "upshift.dev", resource: "upgraderuns", namespace: "default"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: "default"},
