@@ -109,6 +109,9 @@ type AppRolloutStatus struct {
 	// MigrationJob names the migration Job this attempt created.
 	// +optional
 	MigrationJob string `json:"migrationJob,omitempty"`
+	// Analysis is the canary's background analysis, once it began.
+	// +optional
+	Analysis *AppAnalysisStatus `json:"analysis,omitempty"`
 	// Rollback is the rollback of the failed attempt, once it began.
 	// +optional
 	Rollback *AppRollback `json:"rollback,omitempty"`
@@ -138,4 +141,18 @@ type AppRollback struct {
 	// Differences says why).
 	// +optional
 	Done bool `json:"done,omitempty"`
+}
+
+// AppAnalysisStatus is where a canary's background analysis stands.
+type AppAnalysisStatus struct {
+	// Phase: Running, Successful (stopped at the promotion within its
+	// limits), Failed, or Inconclusive (the canary holds for a person).
+	Phase AnalysisPhase `json:"phase"`
+	// StartedAt is when it began: each metric's initial delay counts
+	// from it.
+	StartedAt metav1.Time `json:"startedAt"`
+	// Metrics are each metric's results, in spec order.
+	// +optional
+	// +kubebuilder:validation:MaxItems=5
+	Metrics []MetricResult `json:"metrics,omitempty"`
 }

@@ -155,6 +155,26 @@ type AppCanary struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=20
 	Steps []AppCanaryStep `json:"steps"`
+	// Analysis is measured in the background of the canary (Argo
+	// Rollouts' canary.analysis), from its starting step until the
+	// promotion: a metric that fails rolls the canary back; one that is
+	// inconclusive holds it until promoted (measured anew) or aborted.
+	// +optional
+	Analysis *AppAnalysis `json:"analysis,omitempty"`
+}
+
+// AppAnalysis is a canary's background analysis.
+type AppAnalysis struct {
+	// Metrics measured, each at its own interval (a metric without a
+	// count is measured until the promotion).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=5
+	Metrics []Metric `json:"metrics"`
+	// StartingStep is the index of the canary step the analysis begins
+	// at (default 0: with the first).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	StartingStep int32 `json:"startingStep,omitempty"`
 }
 
 // AppCanaryStep is one weight of a canary and how long to hold it.

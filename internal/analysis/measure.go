@@ -40,16 +40,21 @@ func NewProvider(m v1alpha1.Metric, policy egress.Policy) (Provider, error) {
 // Messages leave without credentials (redact.Text): they are kept in
 // status.
 func Measure(ctx context.Context, p Provider, c *Conditions, now time.Time) v1alpha1.Measurement {
-	m := v1alpha1.Measurement{TakenAt: metav1.NewTime(now)}
 	value, err := p.Measure(ctx, now)
 	if err != nil {
-		m.Phase, m.Message = v1alpha1.AnalysisError, clip.Bytes(redact.Text(err.Error()), 1024)
-		return m
+		return ErrorMeasurement(now, err.Error())
 	}
+	m := v1alpha1.Measurement{TakenAt: metav1.NewTime(now)}
 	m.Value = clip.Bytes(show(value), 256)
 	m.Phase, m.Message = c.Judge(value)
 	m.Message = clip.Bytes(redact.Text(m.Message), 1024)
 	return m
+}
+
+// ErrorMeasurement is a measurement that could not be taken, saying why
+// (without credentials, clipped to what status keeps).
+func ErrorMeasurement(now time.Time, why string) v1alpha1.Measurement {
+	return v1alpha1.Measurement{TakenAt: metav1.NewTime(now), Phase: v1alpha1.AnalysisError, Message: clip.Bytes(redact.Text(why), 1024)}
 }
 
 // show writes a value in short: numbers as %g, lists in brackets.

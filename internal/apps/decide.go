@@ -21,7 +21,10 @@ type Observed struct {
 	// migration and down-migration have, whoever made them.
 	Migration     *batchv1.Job
 	DownMigration *batchv1.Job
-	Now           time.Time
+	// Measurements are those of the analysis's metrics that were due
+	// (DueMetrics), by metric name.
+	Measurements map[string]v1alpha1.Measurement
+	Now          time.Time
 	// Poll is how soon to look again at what the rollout waits for (a
 	// Job, pods becoming ready).
 	Poll time.Duration
@@ -213,7 +216,7 @@ func (x *decider) start() Decision {
 	x.st.Replicas = replicasOf(dep)
 	x.st.CanaryStep, x.st.CanaryWeight = 0, 0
 	x.st.CanaryStepStartedAt, x.st.PauseStartedAt, x.st.PausedAt = nil, nil, nil
-	x.st.Backup, x.st.Rollback, x.st.MigrationJob = nil, nil, ""
+	x.st.Backup, x.st.Rollback, x.st.MigrationJob, x.st.Analysis = nil, nil, "", nil
 	x.st.PhaseStartedAt = &x.now
 	next, what := v1alpha1.AppDeploying, "deploying"
 	if x.app.Spec.UpgradeStrategy.MigrationJob != nil {

@@ -76,7 +76,14 @@ func (x *decider) deploying() Decision {
 	if x.o.Deployment == nil {
 		return x.fail(fmt.Sprintf("deployment %s/%s was deleted during the rollout", x.app.Namespace, deploymentName(x.app)))
 	}
-	return x.canaryStep()
+	if d, stop := x.analyse(); stop {
+		return d
+	}
+	d := x.canaryStep()
+	if next := x.nextMeasurement(); next > 0 && (d.RequeueAfter == 0 || next < d.RequeueAfter) {
+		d.RequeueAfter = next
+	}
+	return d
 }
 
 // canaryEnabled tells whether the rollout moves in canary steps: with
@@ -97,6 +104,7 @@ func (x *decider) promote(msg string) Decision {
 	if canaryEnabled(x.app) {
 		x.st.CanaryWeight = 100
 	}
+	x.stopAnalysis()
 	x.st.Message = msg
 	x.event(false, "Deploying", msg)
 	return Decision{Action: Deploy, Image: x.newImage(), RequeueAfter: x.o.Poll}

@@ -30,10 +30,27 @@ func project(st *v1alpha1.AppRolloutStatus, app *v1alpha1.AppRollout, now metav1
 	rollbackDone := st.Rollback != nil && st.Rollback.Done
 	reconciling := moving(st.Phase) && !ready || st.Phase == v1alpha1.AppFailed && !rollbackDone ||
 		st.Phase == v1alpha1.AppHealthy && !ready
-	set(v1alpha1.ConditionReconciling, reconciling && !app.Spec.Paused, metav1.ConditionTrue, reasonOf(st))
+	held := heldByAnalysis(st)
+	set(v1alpha1.ConditionReconciling, reconciling && !app.Spec.Paused && !held, metav1.ConditionTrue, reasonOf(st))
 	stalled := st.Phase == v1alpha1.AppRolledBack && st.TargetVersion == app.Spec.Version || st.Phase == v1alpha1.AppFailed && rollbackDone
 	set(v1alpha1.ConditionStalled, stalled, metav1.ConditionTrue, reasonOf(st))
-	set(v1alpha1.ConditionPaused, app.Spec.Paused && moving(st.Phase), metav1.ConditionTrue, "Paused")
+	switch {
+	case app.Spec.Paused && moving(st.Phase):
+		set(v1alpha1.ConditionPaused, true, metav1.ConditionTrue, "Paused")
+	case held:
+		set(v1alpha1.ConditionPaused, true, metav1.ConditionTrue, ReasonInconclusiveAnalysis)
+	default:
+		set(v1alpha1.ConditionPaused, false, "", "")
+	}
+}
+
+// ReasonInconclusiveAnalysis: the canary holds on an inconclusive
+// metric, for a person to promote or abort (Argo Rollouts' pause reason).
+const ReasonInconclusiveAnalysis = "InconclusiveAnalysis"
+
+// heldByAnalysis tells whether an inconclusive analysis holds the canary.
+func heldByAnalysis(st *v1alpha1.AppRolloutStatus) bool {
+	return st.Phase == v1alpha1.AppDeploying && st.Analysis != nil && st.Analysis.Phase == v1alpha1.AnalysisInconclusive
 }
 
 // reasonOf is the conditions' reason: the phase, told apart where the

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/egress"
 )
 
 // Options tune the AppRollout reconciler.
@@ -28,6 +29,9 @@ type Options struct {
 	Refuse func(namespace, sa string) string
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
+	// Egress bounds the hosts the analyses' metrics may reach (the
+	// controller's --gate-hosts).
+	Egress egress.Policy
 }
 
 // Reconciler reconciles AppRollouts.
@@ -72,6 +76,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if why := r.o.Refuse(app.Namespace, app.Spec.ServiceAccountName); why != "" {
 		return r.refused(ctx, app, why)
 	}
+	if !moving(app.Status.Phase) || app.Status.Phase == v1alpha1.AppPending {
+		if errs := Validate(app, r.o.Egress); len(errs) > 0 {
+			return r.refused(ctx, app, errs.ToAggregate().Error()+": fix the rollout; nothing was changed")
+		}
+	}
 	t, err := r.tenants.of(app)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -105,7 +114,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // cache's copy was behind it: acting on a status this process already
 // moved past would undo its own step.
 func (r *Reconciler) decide(ctx context.Context, t tenant, app *v1alpha1.AppRollout) (Decision, Observed, error) {
-	o := Observed{App: app, Now: r.o.Now(), Poll: r.o.Poll}
+	now := r.o.Now()
+	measured := measure(ctx, DueMetrics(app, now), r.o.Egress, now)
+	o := Observed{App: app, Now: now, Poll: r.o.Poll, Measurements: measured}
 	if err := observe(ctx, t, &o); err != nil {
 		return Decision{}, o, err
 	}
@@ -120,7 +131,7 @@ func (r *Reconciler) decide(ctx context.Context, t tenant, app *v1alpha1.AppRoll
 	if latest.ResourceVersion == app.ResourceVersion {
 		return d, o, nil
 	}
-	o = Observed{App: latest, Now: r.o.Now(), Poll: r.o.Poll}
+	o = Observed{App: latest, Now: now, Poll: r.o.Poll, Measurements: measured}
 	if err := observe(ctx, t, &o); err != nil {
 		return Decision{}, o, err
 	}

@@ -1,6 +1,7 @@
 package apps
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/analysis"
 )
 
 // world is a cluster for Decide's scenarios, in memory: what the
@@ -32,6 +34,8 @@ type world struct {
 	// settle is what the cluster does after each action (nil: every
 	// Deployment becomes ready at once, and Jobs stay running).
 	settle func(w *world)
+	// value is what the analysis's metrics measure now.
+	value float64
 }
 
 func newWorld(t *testing.T, spec v1alpha1.AppRolloutSpec, replicas int32, image string) *world {
@@ -84,6 +88,7 @@ func (w *world) step() Decision {
 	o := Observed{App: w.app.DeepCopy(), Deployment: w.dep.DeepCopy(), Canary: w.canary.DeepCopy(), Now: w.now, Poll: 2 * time.Second}
 	o.Migration = w.jobs[MigrationJobName(w.app, st.TargetVersion, st.Attempt)].DeepCopy()
 	o.DownMigration = w.jobs[DownMigrationJobName(w.app, st.TargetVersion, st.Attempt)].DeepCopy()
+	o.Measurements = w.measure()
 	d := Decide(o)
 	w.apply(o, &d)
 	w.app.Status = d.Status
@@ -149,3 +154,22 @@ func (w *world) wantTrace(want ...string) {
 	}
 	w.trace = nil
 }
+
+// measure takes the due metrics' measurements of w.value, judged by
+// their conditions as the reconciler's would be.
+func (w *world) measure() map[string]v1alpha1.Measurement {
+	out := map[string]v1alpha1.Measurement{}
+	for _, m := range DueMetrics(w.app, w.now) {
+		conds, errs := analysis.Compile(m, nil)
+		if len(errs) > 0 {
+			w.t.Fatal(errs)
+		}
+		out[m.Name] = analysis.Measure(context.Background(), constant(w.value), conds, w.now)
+	}
+	return out
+}
+
+// constant is a provider that measures one value.
+type constant float64
+
+func (c constant) Measure(context.Context, time.Time) (any, error) { return []any{float64(c)}, nil }

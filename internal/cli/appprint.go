@@ -52,6 +52,13 @@ func printApp(w io.Writer, a *v1alpha1.AppRollout, now time.Time) {
 	if st.MigrationJob != "" {
 		fmt.Fprintf(w, "  migration job/%s\n", st.MigrationJob)
 	}
+	if an := st.Analysis; an != nil {
+		fmt.Fprintf(w, "  analysis  %s since %s\n", an.Phase, an.StartedAt.UTC().Format(time.RFC3339))
+		for _, m := range an.Metrics {
+			fmt.Fprintf(w, "            %s: %s, %d measured, %d failed, %d inconclusive, %d errors; %s\n",
+				m.Name, m.Phase, m.Count, m.Failed, m.Inconclusive, m.Error, recent(m.Measurements))
+		}
+	}
 	if rb := st.Rollback; rb != nil {
 		fmt.Fprintf(w, "  rollback  %s (restored: %t)\n", rb.Reason, rb.Restored)
 		if rb.DownMigrationJob != "" {
@@ -145,4 +152,23 @@ func orSpec(status, spec string) string {
 		return spec
 	}
 	return status
+}
+
+// recent shows the last measurements, newest last, each with its verdict
+// when it was not successful: "last: 0.01 0.02 0.5(Failed)".
+func recent(ms []v1alpha1.Measurement) string {
+	if len(ms) > 5 {
+		ms = ms[len(ms)-5:]
+	}
+	if len(ms) == 0 {
+		return "no measurement yet"
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.Value
+		if m.Phase != v1alpha1.AnalysisSuccessful {
+			parts[i] += "(" + string(m.Phase) + ")"
+		}
+	}
+	return "last: " + strings.Join(parts, " ")
 }

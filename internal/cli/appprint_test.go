@@ -23,6 +23,10 @@ func TestPrintAppDrawsItsSteps(t *testing.T) {
 			Phase: v1alpha1.AppDeploying, CurrentVersion: "v1", TargetVersion: "v2", Attempt: 1,
 			CanaryStep: 1, CanaryWeight: 50, PauseStartedAt: &metav1.Time{Time: now.Add(-time.Minute)},
 			StableImage: "registry.example.com/shop:v1", Replicas: 10,
+			Analysis: &v1alpha1.AppAnalysisStatus{Phase: v1alpha1.AnalysisRunning, StartedAt: metav1.NewTime(now.Add(-2 * time.Minute)), Metrics: []v1alpha1.MetricResult{{
+				Name: "error-rate", Phase: v1alpha1.AnalysisRunning, Count: 3, Successful: 2, Inconclusive: 1,
+				Measurements: []v1alpha1.Measurement{{Value: "[0.01]", Phase: v1alpha1.AnalysisSuccessful}, {Value: "[0.02]", Phase: v1alpha1.AnalysisSuccessful}, {Value: "[0.1]", Phase: v1alpha1.AnalysisInconclusive}},
+			}}},
 		},
 	}
 	var b bytes.Buffer
@@ -31,6 +35,8 @@ func TestPrintAppDrawsItsSteps(t *testing.T) {
 		"approllout team-a/shop: Deploying",
 		"version   v1 → v2 (Canary, attempt 1)",
 		"steps     10% 300s ✓ → [50% 300s: holding, 4m left] → 100%",
+		"analysis  Running since 2026-11-29T08:58:00Z",
+		"error-rate: Running, 3 measured, 0 failed, 1 inconclusive, 0 errors; last: [0.01] [0.02] [0.1](Inconclusive)",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("printApp does not show %q:\n%s", want, b.String())

@@ -344,7 +344,8 @@ func addAppController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Lo
 		return impersonating(cfg, serviceAccountUser(namespace, sa))
 	})
 	r := apps.NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), tenants, mgr.GetEventRecorderFor("upshift-controller"), log.WithName("apps"), apps.Options{
-		Poll: o.AppPoll,
+		Poll:   o.AppPoll,
+		Egress: o.Runner.Egress,
 		Refuse: func(namespace, sa string) string {
 			return o.self.refusal(v1alpha1.AppRolloutKind, namespace, sa, "spec.serviceAccountName")
 		},

@@ -1,0 +1,63 @@
+package apps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/analysis"
+	"github.com/upshift-dev/upshift/internal/egress"
+)
+
+// Validate checks what the API server's schema cannot before a rollout
+// starts: its metrics' CEL conditions compile, their providers are
+// usable and keep to policy, the analysis starts at a step that exists.
+// Each error names its field.
+func Validate(app *v1alpha1.AppRollout, policy egress.Policy) field.ErrorList {
+	a := canaryAnalysis(app)
+	if a == nil {
+		return nil
+	}
+	path := field.NewPath("spec", "upgradeStrategy", "canary", "analysis")
+	var errs field.ErrorList
+	if n := int32(len(app.Spec.UpgradeStrategy.Canary.Steps)); a.StartingStep >= n {
+		errs = append(errs, field.Invalid(path.Child("startingStep"), a.StartingStep, fmt.Sprintf("the canary has %d steps: start at 0 to %d", n, n-1)))
+	}
+	for i, m := range a.Metrics {
+		p := path.Child("metrics").Index(i)
+		if ms := analysis.Validate(m, p); len(ms) > 0 {
+			errs = append(errs, ms...)
+			continue
+		}
+		if _, err := analysis.NewProvider(m, policy); err != nil {
+			errs = append(errs, field.Forbidden(p.Child("provider"), err.Error()))
+		}
+	}
+	return errs
+}
+
+// measure takes the due metrics' measurements at now, as the analysis
+// gate does: providers keep to policy, a condition that does not compile
+// (the spec changed mid-rollout) is a measurement in error.
+func measure(ctx context.Context, due []v1alpha1.Metric, policy egress.Policy, now time.Time) map[string]v1alpha1.Measurement {
+	if len(due) == 0 {
+		return nil
+	}
+	out := make(map[string]v1alpha1.Measurement, len(due))
+	for _, m := range due {
+		conds, errs := analysis.Compile(m, field.NewPath("metric"))
+		p, err := analysis.NewProvider(m, policy)
+		switch {
+		case len(errs) > 0:
+			out[m.Name] = analysis.ErrorMeasurement(now, errs.ToAggregate().Error())
+		case err != nil:
+			out[m.Name] = analysis.ErrorMeasurement(now, err.Error())
+		default:
+			out[m.Name] = analysis.Measure(ctx, p, conds, now)
+		}
+	}
+	return out
+}
