@@ -40,7 +40,7 @@ func TestCRDsPrintsEveryCRD(t *testing.T) {
 		}
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, " "); got != "clusterversions.upshift.dev platformupgrades.upshift.dev upgradeplans.upshift.dev upgraderuns.upshift.dev" {
-		t.Errorf("printed CRDs %s, want ClusterVersion's, PlatformUpgrade's, UpgradePlan's and UpgradeRun's", got)
+	if got := strings.Join(names, " "); got != "approllouts.upshift.dev clusterversions.upshift.dev platformupgrades.upshift.dev upgradeplans.upshift.dev upgraderuns.upshift.dev" {
+		t.Errorf("printed CRDs %s, want AppRollout's, ClusterVersion's, PlatformUpgrade's, UpgradePlan's and UpgradeRun's", got)
 	}
 }
