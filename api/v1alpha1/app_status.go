@@ -109,7 +109,10 @@ type AppRolloutStatus struct {
 	// MigrationJob names the migration Job this attempt created.
 	// +optional
 	MigrationJob string `json:"migrationJob,omitempty"`
-	// Analysis is the canary's background analysis, once it began.
+	// BlueGreen is where a blue-green rollout stands.
+	// +optional
+	BlueGreen *AppBlueGreenStatus `json:"blueGreen,omitempty"`
+	// Analysis is the analysis running or last run.
 	// +optional
 	Analysis *AppAnalysisStatus `json:"analysis,omitempty"`
 	// Rollback is the rollback of the failed attempt, once it began.
@@ -143,8 +146,19 @@ type AppRollback struct {
 	Done bool `json:"done,omitempty"`
 }
 
-// AppAnalysisStatus is where a canary's background analysis stands.
+// The analyses a rollout runs, by AppAnalysisStatus.Kind.
+const (
+	AnalysisCanary        = "Canary"
+	AnalysisPrePromotion  = "PrePromotion"
+	AnalysisPostPromotion = "PostPromotion"
+)
+
+// AppAnalysisStatus is where a rollout's analysis stands.
 type AppAnalysisStatus struct {
+	// Kind: Canary (in the background of the steps), PrePromotion or
+	// PostPromotion (blue-green).
+	// +optional
+	Kind string `json:"kind,omitempty"`
 	// Phase: Running, Successful (stopped at the promotion within its
 	// limits), Failed, or Inconclusive (the canary holds for a person).
 	Phase AnalysisPhase `json:"phase"`
@@ -155,4 +169,20 @@ type AppAnalysisStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=5
 	Metrics []MetricResult `json:"metrics,omitempty"`
+}
+
+// AppBlueGreenStatus is where a blue-green rollout stands.
+type AppBlueGreenStatus struct {
+	// ActiveSelector and PreviewSelector are the Services' selectors when
+	// the rollout began: what they are switched back to.
+	// +optional
+	ActiveSelector map[string]string `json:"activeSelector,omitempty"`
+	// +optional
+	PreviewSelector map[string]string `json:"previewSelector,omitempty"`
+	// PreviewReadyAt is when every pod of the preview was ready.
+	// +optional
+	PreviewReadyAt *metav1.Time `json:"previewReadyAt,omitempty"`
+	// SwitchedAt is when the active Service was switched to the preview.
+	// +optional
+	SwitchedAt *metav1.Time `json:"switchedAt,omitempty"`
 }

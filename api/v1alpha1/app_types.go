@@ -95,19 +95,22 @@ const (
 	StrategyRolling              = "Rolling"
 	StrategyRollingWithMigration = "RollingWithMigration"
 	StrategyCanary               = "Canary"
+	StrategyBlueGreen            = "BlueGreen"
 )
 
 // AppUpgradeStrategy is how a rollout brings in the new version.
 //
 // +kubebuilder:validation:XValidation:rule=`self.type != 'RollingWithMigration' || has(self.migrationJob)`,message="type RollingWithMigration runs a migration first: set migrationJob (image and command)"
 // +kubebuilder:validation:XValidation:rule=`self.type != 'Canary' || has(self.canary)`,message="type Canary moves in steps: set canary.steps (weight and pause of each)"
+// +kubebuilder:validation:XValidation:rule=`self.type != 'BlueGreen' || has(self.blueGreen)`,message="type BlueGreen switches a Service: set blueGreen.activeService"
 type AppUpgradeStrategy struct {
 	// Type: Rolling (the Deployment's own rolling update),
 	// RollingWithMigration (the migration Job first), or Canary (a canary
 	// Deployment scaled to each step's weight). Canary steps run when
 	// canary.enabled is true, with Canary or RollingWithMigration (as the
-	// seed's example asks); Rolling ignores them.
-	// +kubebuilder:validation:Enum=Rolling;RollingWithMigration;Canary
+	// seed's example asks); Rolling ignores them. BlueGreen brings the
+	// new version up beside the old one and switches a Service to it.
+	// +kubebuilder:validation:Enum=Rolling;RollingWithMigration;Canary;BlueGreen
 	Type string `json:"type"`
 	// MigrationJob runs to completion before the new version is deployed
 	// (with any type), once per attempt.
@@ -122,6 +125,54 @@ type AppUpgradeStrategy struct {
 	// Canary configures the weighted steps of type Canary.
 	// +optional
 	Canary *AppCanary `json:"canary,omitempty"`
+	// BlueGreen configures type BlueGreen.
+	// +optional
+	BlueGreen *AppBlueGreen `json:"blueGreen,omitempty"`
+}
+
+// AppBlueGreen is a blue-green rollout, with Argo Rollouts' field names:
+// the new version runs beside the old one in a Deployment
+// `<deployment>-preview` at full size, the preview Service selects it,
+// and the promotion switches the active Service to it. After the
+// scale-down delay the Deployment itself is updated, the Services are
+// switched back to it (now on the new version) and the preview is
+// deleted, so the Deployment stays the one source of what runs.
+type AppBlueGreen struct {
+	// ActiveService is the Service of the rollout's namespace that users'
+	// traffic goes through: switched to the new version at the promotion.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	ActiveService string `json:"activeService"`
+	// PreviewService is a Service switched to the new version before the
+	// promotion, to try it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	PreviewService string `json:"previewService,omitempty"`
+	// AutoPromotionEnabled: promote once the preview is ready and its
+	// pre-promotion analysis passed (default true); false waits for
+	// upshift app promote.
+	// +optional
+	AutoPromotionEnabled *bool `json:"autoPromotionEnabled,omitempty"`
+	// AutoPromotionSeconds the preview is held, ready, before an
+	// automatic promotion.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=604800
+	AutoPromotionSeconds int32 `json:"autoPromotionSeconds,omitempty"`
+	// ScaleDownDelaySeconds the old version keeps running after the
+	// switch, so a failure after it switches straight back (default 30).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	ScaleDownDelaySeconds *int32 `json:"scaleDownDelaySeconds,omitempty"`
+	// PrePromotionAnalysis must succeed before the switch; its metrics
+	// run to their count (once without an interval).
+	// +optional
+	PrePromotionAnalysis *AppAnalysis `json:"prePromotionAnalysis,omitempty"`
+	// PostPromotionAnalysis must succeed after the switch, before the old
+	// version goes; a failure switches back.
+	// +optional
+	PostPromotionAnalysis *AppAnalysis `json:"postPromotionAnalysis,omitempty"`
 }
 
 // AppMigrationJob is the migration a rollout runs before its new version,

@@ -46,6 +46,12 @@ func act(ctx context.Context, t tenant, o Observed, d *Decision) error {
 		return deploy(ctx, t, o, d)
 	case Restore:
 		return restore(ctx, t, st)
+	case SetPreview:
+		return setPreview(ctx, t, o, d)
+	case SwitchActive:
+		return setSelector(ctx, t, o.ActiveService, previewSelector(st.BlueGreen))
+	case SwitchBack:
+		return switchBack(ctx, t, o, st)
 	}
 	return fmt.Errorf("unknown action %d", d.Action)
 }
@@ -53,10 +59,17 @@ func act(ctx context.Context, t tenant, o Observed, d *Decision) error {
 // refs are what a rollout changes: the Deployment, and the canary it may
 // create (absent at the capture: a rollback deletes it).
 func refs(app *v1alpha1.AppRollout) []step.Ref {
-	return []step.Ref{
-		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: app.Namespace, Name: deploymentName(app)},
-		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: app.Namespace, Name: canaryName(app)},
+	deployment := func(name string) step.Ref {
+		return step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: app.Namespace, Name: name}
 	}
+	out := []step.Ref{deployment(deploymentName(app)), deployment(canaryName(app))}
+	if bg := blueGreen(app); bg != nil {
+		out = append(out, deployment(previewName(app)), step.Ref{APIVersion: "v1", Kind: "Service", Namespace: app.Namespace, Name: bg.ActiveService})
+		if bg.PreviewService != "" {
+			out = append(out, step.Ref{APIVersion: "v1", Kind: "Service", Namespace: app.Namespace, Name: bg.PreviewService})
+		}
+	}
+	return out
 }
 
 // backupKey names an attempt's backup among the namespace's others.
@@ -96,24 +109,33 @@ func createJob(ctx context.Context, t tenant, j *batchv1.Job) error {
 	return nil
 }
 
+// putTrack creates the track Deployment want, or updates the one there
+// (its selector stays as created).
+func putTrack(ctx context.Context, t tenant, have, want *appsv1.Deployment) error {
+	api := t.kube.AppsV1().Deployments(want.Namespace)
+	if have == nil {
+		if _, err := api.Create(ctx, want, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create deployment %s: %w", want.Name, err)
+		}
+		return nil
+	}
+	c := have.DeepCopy()
+	c.Annotations, c.Labels, c.OwnerReferences = want.Annotations, want.Labels, want.OwnerReferences
+	c.Spec.Replicas = want.Spec.Replicas
+	want.Spec.Template.Labels = mergeLabels(want.Spec.Template.Labels, c.Spec.Selector)
+	c.Spec.Template = want.Spec.Template
+	if _, err := api.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update deployment %s: %w", c.Name, err)
+	}
+	return nil
+}
+
 // setCanary sizes the canary first, then the stable Deployment, so the
 // pods of the new version come before those of the old one go.
 func setCanary(ctx context.Context, t tenant, o Observed, d *Decision) error {
 	app, api := o.App, t.kube.AppsV1().Deployments(o.App.Namespace)
-	want := canaryDeployment(app, d.Status.Attempt, o.Deployment, d.Image, d.CanaryReplicas)
-	if o.Canary == nil {
-		if _, err := api.Create(ctx, want, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create canary deployment %s: %w", want.Name, err)
-		}
-	} else {
-		c := o.Canary.DeepCopy()
-		c.Annotations, c.Labels, c.OwnerReferences = want.Annotations, want.Labels, want.OwnerReferences
-		c.Spec.Replicas = want.Spec.Replicas
-		want.Spec.Template.Labels = mergeLabels(want.Spec.Template.Labels, c.Spec.Selector) // the selector stays as created
-		c.Spec.Template = want.Spec.Template
-		if _, err := api.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update canary deployment %s: %w", c.Name, err)
-		}
+	if err := putTrack(ctx, t, o.Canary, canaryDeployment(app, d.Status.Attempt, o.Deployment, d.Image, d.CanaryReplicas)); err != nil {
+		return err
 	}
 	if replicasOf(o.Deployment) == d.StableReplicas {
 		return nil
@@ -153,10 +175,11 @@ func deploy(ctx context.Context, t tenant, o Observed, d *Decision) error {
 	if _, err := api.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update deployment %s to %s: %w", s.Name, d.Image, err)
 	}
-	return deleteCanary(ctx, api, o.Canary)
+	return deleteTrack(ctx, api, o.Canary)
 }
 
-func deleteCanary(ctx context.Context, api interface {
+// deleteTrack deletes a canary or preview Deployment, the one observed.
+func deleteTrack(ctx context.Context, api interface {
 	Delete(context.Context, string, metav1.DeleteOptions) error
 }, c *appsv1.Deployment) error {
 	if c == nil {
@@ -164,7 +187,7 @@ func deleteCanary(ctx context.Context, api interface {
 	}
 	err := api.Delete(ctx, c.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &c.UID}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("delete canary deployment %s: %w", c.Name, err)
+		return fmt.Errorf("delete deployment %s: %w", c.Name, err)
 	}
 	return nil
 }

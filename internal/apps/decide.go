@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -21,6 +22,12 @@ type Observed struct {
 	// migration and down-migration have, whoever made them.
 	Migration     *batchv1.Job
 	DownMigration *batchv1.Job
+	// ActiveService, PreviewService and Preview are a blue-green
+	// rollout's Services and preview Deployment; StableHash is the
+	// pod-template-hash of the Deployment's current ReplicaSet.
+	ActiveService, PreviewService *corev1.Service
+	Preview                       *appsv1.Deployment
+	StableHash                    string
 	// Measurements are those of the analysis's metrics that were due
 	// (DueMetrics), by metric name.
 	Measurements map[string]v1alpha1.Measurement
@@ -53,9 +60,19 @@ const (
 	Restore
 	// CreateDownMigration creates the attempt's down-migration Job.
 	CreateDownMigration
+	// SetPreview pins the active Service to the stable pods, points the
+	// preview Service at the preview's, and makes the preview Deployment
+	// run the new version at the rollout's replicas.
+	SetPreview
+	// SwitchActive points the active Service at the preview's pods.
+	SwitchActive
+	// SwitchBack points the Services back at the Deployment's pods, as
+	// they were found, and deletes the preview.
+	SwitchBack
 )
 
-var actionNames = [...]string{"none", "capture", "create migration", "set canary", "deploy", "restore", "create down-migration"}
+var actionNames = [...]string{"none", "capture", "create migration", "set canary", "deploy", "restore", "create down-migration",
+	"set preview", "switch active", "switch back"}
 
 func (a Action) String() string { return actionNames[a] }
 
@@ -205,6 +222,9 @@ func (x *decider) start() Decision {
 	if dep == nil || len(dep.Spec.Template.Spec.Containers) == 0 {
 		return x.begin()
 	}
+	if why := x.servicesMissing(); why != "" {
+		return x.wait(v1alpha1.AppPending, why, missingPoll)
+	}
 	running := dep.Spec.Template.Spec.Containers[0].Image
 	repo := repositoryOf(x.app.Spec.Image, running)
 	if x.st.CurrentVersion == "" {
@@ -217,6 +237,7 @@ func (x *decider) start() Decision {
 	x.st.CanaryStep, x.st.CanaryWeight = 0, 0
 	x.st.CanaryStepStartedAt, x.st.PauseStartedAt, x.st.PausedAt = nil, nil, nil
 	x.st.Backup, x.st.Rollback, x.st.MigrationJob, x.st.Analysis = nil, nil, "", nil
+	x.startBlueGreen()
 	x.st.PhaseStartedAt = &x.now
 	next, what := v1alpha1.AppDeploying, "deploying"
 	if x.app.Spec.UpgradeStrategy.MigrationJob != nil {

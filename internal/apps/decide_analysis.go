@@ -8,20 +8,40 @@ import (
 	"github.com/upshift-dev/upshift/internal/analysis"
 )
 
-// canaryAnalysis is the rollout's background analysis, nil without one.
-func canaryAnalysis(app *v1alpha1.AppRollout) *v1alpha1.AppAnalysis {
-	if !canaryEnabled(app) {
-		return nil
+// analysisFor is the rollout's analysis of a kind (AnalysisCanary,
+// AnalysisPrePromotion, AnalysisPostPromotion), nil without one.
+func analysisFor(app *v1alpha1.AppRollout, kind string) *v1alpha1.AppAnalysis {
+	s := app.Spec.UpgradeStrategy
+	switch {
+	case kind == v1alpha1.AnalysisCanary && canaryEnabled(app):
+		return s.Canary.Analysis
+	case kind == v1alpha1.AnalysisPrePromotion && s.Type == v1alpha1.StrategyBlueGreen && s.BlueGreen != nil:
+		return s.BlueGreen.PrePromotionAnalysis
+	case kind == v1alpha1.AnalysisPostPromotion && s.Type == v1alpha1.StrategyBlueGreen && s.BlueGreen != nil:
+		return s.BlueGreen.PostPromotionAnalysis
 	}
-	return app.Spec.UpgradeStrategy.Canary.Analysis
+	return nil
+}
+
+// running is the analysis the status says runs, nil when none does.
+func running(app *v1alpha1.AppRollout) (*v1alpha1.AppAnalysis, *v1alpha1.AppAnalysisStatus) {
+	an := app.Status.Analysis
+	if an == nil || an.Phase != v1alpha1.AnalysisRunning || !moving(app.Status.Phase) {
+		return nil, nil
+	}
+	a := analysisFor(app, an.Kind)
+	if a == nil {
+		return nil, nil
+	}
+	return a, an
 }
 
 // DueMetrics are the metrics of the rollout's analysis to measure at now.
 // The reconciler measures them before it decides, so Decide stays pure
 // and the providers are asked at the edge.
 func DueMetrics(app *v1alpha1.AppRollout, now time.Time) []v1alpha1.Metric {
-	a, an := canaryAnalysis(app), app.Status.Analysis
-	if a == nil || an == nil || an.Phase != v1alpha1.AnalysisRunning || app.Status.Phase != v1alpha1.AppDeploying {
+	a, an := running(app)
+	if a == nil {
 		return nil
 	}
 	var due []v1alpha1.Metric
@@ -43,19 +63,19 @@ func resultOf(an *v1alpha1.AppAnalysisStatus, name string) v1alpha1.MetricResult
 	return v1alpha1.MetricResult{Name: name, Phase: v1alpha1.AnalysisPending}
 }
 
-// analyse records the measurements taken and judges the analysis: a
-// failed metric fails the rollout; an inconclusive one holds the canary
-// (stop is true) until upshift.dev/promote measures it anew.
-func (x *decider) analyse() (d Decision, stop bool) {
-	a := canaryAnalysis(x.app)
-	if a == nil || x.st.CanaryStep < a.StartingStep {
-		return Decision{}, false
-	}
-	if x.st.Analysis == nil {
-		x.st.Analysis = &v1alpha1.AppAnalysisStatus{Phase: v1alpha1.AnalysisRunning, StartedAt: x.now}
-		x.event(false, "AnalysisStarted", fmt.Sprintf("analysis of %d metric(s) started at canary step %d", len(a.Metrics), x.st.CanaryStep+1))
+// analyse starts the analysis of a kind, records the measurements taken
+// and judges it: a failed metric fails the rollout; an inconclusive one
+// holds the rollout (stop is true) until upshift.dev/promote measures it
+// anew. Otherwise status.analysis.phase says Running or Successful.
+func (x *decider) analyse(kind string, a *v1alpha1.AppAnalysis) (d Decision, stop bool) {
+	if x.st.Analysis == nil || x.st.Analysis.Kind != kind {
+		x.st.Analysis = &v1alpha1.AppAnalysisStatus{Kind: kind, Phase: v1alpha1.AnalysisRunning, StartedAt: x.now}
+		x.event(false, "AnalysisStarted", fmt.Sprintf("%s analysis of %d metric(s) started", kind, len(a.Metrics)))
 	}
 	an := x.st.Analysis
+	if an.Phase == v1alpha1.AnalysisSuccessful {
+		return Decision{}, false
+	}
 	results := make([]v1alpha1.MetricResult, len(a.Metrics))
 	inconclusive := ""
 	for i, m := range a.Metrics {
@@ -73,7 +93,7 @@ func (x *decider) analyse() (d Decision, stop bool) {
 	}
 	an.Metrics = results
 	if inconclusive == "" {
-		an.Phase = v1alpha1.AnalysisRunning
+		an.Phase = analysis.Verdict(results, len(results))
 		return Decision{}, false
 	}
 	if x.promoted() {
@@ -90,8 +110,18 @@ func (x *decider) analyse() (d Decision, stop bool) {
 		x.event(true, "AnalysisInconclusive", inconclusive)
 	}
 	an.Phase = v1alpha1.AnalysisInconclusive
-	x.st.Message = "analysis inconclusive, the canary holds: " + inconclusive + "; upshift app promote measures it anew and goes on, upshift app abort rolls back"
+	x.st.Message = "analysis inconclusive, the rollout holds: " + inconclusive + "; upshift app promote measures it anew and goes on, upshift app abort rolls back"
 	return Decision{}, true
+}
+
+// canaryAnalysis runs the canary's background analysis from its starting
+// step.
+func (x *decider) canaryAnalysis() (d Decision, stop bool) {
+	a := analysisFor(x.app, v1alpha1.AnalysisCanary)
+	if a == nil || x.st.CanaryStep < a.StartingStep {
+		return Decision{}, false
+	}
+	return x.analyse(v1alpha1.AnalysisCanary, a)
 }
 
 // stopAnalysis ends the analysis at the promotion: a metric still running
@@ -110,8 +140,8 @@ func (x *decider) stopAnalysis() {
 // nextMeasurement is how soon the analysis's next measurement is due (0:
 // none is).
 func (x *decider) nextMeasurement() time.Duration {
-	a, an := canaryAnalysis(x.app), x.st.Analysis
-	if a == nil || an == nil || an.Phase != v1alpha1.AnalysisRunning {
+	a, an := running(&v1alpha1.AppRollout{ObjectMeta: x.app.ObjectMeta, Spec: x.app.Spec, Status: *x.st})
+	if a == nil {
 		return 0
 	}
 	var next time.Duration

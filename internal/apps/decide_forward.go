@@ -70,16 +70,23 @@ func origin(annotations map[string]string) string {
 // deploying brings the new version in: at once (Rolling), or canary
 // step by canary step.
 func (x *decider) deploying() Decision {
+	if blueGreen(x.app) != nil {
+		return x.measuring(x.previewing())
+	}
 	if !canaryEnabled(x.app) {
 		return x.promote(fmt.Sprintf("rolling update of deployment %s to %s", deploymentName(x.app), x.newImage()))
 	}
 	if x.o.Deployment == nil {
 		return x.fail(fmt.Sprintf("deployment %s/%s was deleted during the rollout", x.app.Namespace, deploymentName(x.app)))
 	}
-	if d, stop := x.analyse(); stop {
+	if d, stop := x.canaryAnalysis(); stop {
 		return d
 	}
-	d := x.canaryStep()
+	return x.measuring(x.canaryStep())
+}
+
+// measuring makes d look again by the analysis's next measurement.
+func (x *decider) measuring(d Decision) Decision {
 	if next := x.nextMeasurement(); next > 0 && (d.RequeueAfter == 0 || next < d.RequeueAfter) {
 		d.RequeueAfter = next
 	}
@@ -110,8 +117,18 @@ func (x *decider) promote(msg string) Decision {
 	return Decision{Action: Deploy, Image: x.newImage(), RequeueAfter: x.o.Poll}
 }
 
-// healthChecking waits for every replica of the new version to be ready.
+// healthChecking waits for every replica of the new version to be ready
+// (a blue-green rollout, switched, goes on behind its preview first).
 func (x *decider) healthChecking() Decision {
+	if blueGreen(x.app) != nil && x.st.BlueGreen != nil && x.st.BlueGreen.SwitchedAt != nil {
+		return x.measuring(x.switched())
+	}
+	return x.healthy(None)
+}
+
+// healthy waits for the Deployment to run the new version, ready, then
+// ends the rollout with the action final.
+func (x *decider) healthy(final Action) Decision {
 	dep := x.o.Deployment
 	if dep == nil {
 		return x.fail(fmt.Sprintf("deployment %s/%s was deleted during the rollout", x.app.Namespace, deploymentName(x.app)))
@@ -137,7 +154,7 @@ func (x *decider) healthChecking() Decision {
 	x.st.CanaryStepStartedAt, x.st.PauseStartedAt = nil, nil
 	x.st.Message = fmt.Sprintf("deployment %s runs %s: %d replicas ready", dep.Name, want, dep.Status.ReadyReplicas)
 	x.event(false, "RolloutSucceeded", x.st.Message)
-	return Decision{}
+	return Decision{Action: final}
 }
 
 // firstImage is the image of a Deployment's first container.

@@ -42,6 +42,11 @@ func canaryName(app *v1alpha1.AppRollout) string {
 	return fitName(deploymentName(app) + "-canary")
 }
 
+// previewName is a blue-green rollout's preview Deployment.
+func previewName(app *v1alpha1.AppRollout) string {
+	return fitName(deploymentName(app) + "-preview")
+}
+
 // MigrationJobName is the migration Job of a rollout's attempt: the seed
 // operator's `<rollout>-migration-<version>`, with the attempt after the
 // first, so a retry runs a Job of its own. The version is lower-cased and

@@ -42,6 +42,12 @@ func withNewVersion(t *corev1.PodTemplateSpec, image string, probe *corev1.Probe
 // (its selector too), so a Service that selects the stable pods sends the
 // canary its share.
 func canaryDeployment(app *v1alpha1.AppRollout, attempt int32, stable *appsv1.Deployment, image string, replicas int32) *appsv1.Deployment {
+	return trackDeployment(app, attempt, stable, image, replicas, canaryName(app), trackCanary)
+}
+
+// trackDeployment is a Deployment name of the new version beside stable,
+// at replicas, its pods (and selector) labelled with the track.
+func trackDeployment(app *v1alpha1.AppRollout, attempt int32, stable *appsv1.Deployment, image string, replicas int32, name, track string) *appsv1.Deployment {
 	sel := stable.Spec.Selector.DeepCopy()
 	if sel == nil {
 		sel = &metav1.LabelSelector{}
@@ -49,7 +55,7 @@ func canaryDeployment(app *v1alpha1.AppRollout, attempt int32, stable *appsv1.De
 	if sel.MatchLabels == nil {
 		sel.MatchLabels = map[string]string{}
 	}
-	sel.MatchLabels[LabelTrack] = trackCanary
+	sel.MatchLabels[LabelTrack] = track
 	tmpl := *stable.Spec.Template.DeepCopy()
 	if tmpl.Labels == nil {
 		tmpl.Labels = map[string]string{}
@@ -60,8 +66,8 @@ func canaryDeployment(app *v1alpha1.AppRollout, attempt int32, stable *appsv1.De
 	withNewVersion(&tmpl, image, app.Spec.UpgradeStrategy.HealthCheck)
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: canaryName(app), Namespace: app.Namespace,
-			Labels:          map[string]string{LabelRollout: app.Name, LabelTrack: trackCanary},
+			Name: name, Namespace: app.Namespace,
+			Labels:          map[string]string{LabelRollout: app.Name, LabelTrack: track},
 			Annotations:     map[string]string{AnnotationAttempt: attemptMark(app, attempt)},
 			OwnerReferences: ownedBy(app),
 		},

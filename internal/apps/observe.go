@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,6 +28,9 @@ func observe(ctx context.Context, t tenant, o *Observed) error {
 			return err
 		}
 	}
+	if err := observeBlueGreen(ctx, t, o); err != nil {
+		return err
+	}
 	jobs := t.kube.BatchV1().Jobs(app.Namespace)
 	if st.Phase == v1alpha1.AppMigrating {
 		if o.Migration, err = get(ctx, jobs.Get, MigrationJobName(app, st.TargetVersion, st.Attempt), "jobs", app); err != nil {
@@ -43,7 +47,7 @@ func observe(ctx context.Context, t tenant, o *Observed) error {
 
 // get reads one object; nil when it does not exist.
 func get[T interface {
-	*appsv1.Deployment | *batchv1.Job
+	*appsv1.Deployment | *batchv1.Job | *corev1.Service
 }](ctx context.Context, read func(context.Context, string, metav1.GetOptions) (T, error), name, resource string, app *v1alpha1.AppRollout) (T, error) {
 	obj, err := read(ctx, name, metav1.GetOptions{})
 	switch {

@@ -36,6 +36,11 @@ type world struct {
 	settle func(w *world)
 	// value is what the analysis's metrics measure now.
 	value float64
+	// active and preview are a blue-green rollout's Services; savedSvcs
+	// their capture.
+	active, preview       *corev1.Service
+	savedActive, savedPre *corev1.Service
+	previewDep            *appsv1.Deployment
 }
 
 func newWorld(t *testing.T, spec v1alpha1.AppRolloutSpec, replicas int32, image string) *world {
@@ -89,6 +94,8 @@ func (w *world) step() Decision {
 	o.Migration = w.jobs[MigrationJobName(w.app, st.TargetVersion, st.Attempt)].DeepCopy()
 	o.DownMigration = w.jobs[DownMigrationJobName(w.app, st.TargetVersion, st.Attempt)].DeepCopy()
 	o.Measurements = w.measure()
+	o.ActiveService, o.PreviewService, o.Preview = w.active.DeepCopy(), w.preview.DeepCopy(), w.previewDep.DeepCopy()
+	o.StableHash = "hash-" + firstImage(w.dep)
 	d := Decide(o)
 	w.apply(o, &d)
 	w.app.Status = d.Status
@@ -105,6 +112,7 @@ func (w *world) step() Decision {
 	} else {
 		ready(w.dep)
 		ready(w.canary)
+		ready(w.previewDep)
 	}
 	w.now = w.now.Add(d.RequeueAfter)
 	return d
@@ -125,6 +133,7 @@ func (w *world) apply(o Observed, d *Decision) {
 	switch d.Action {
 	case Capture:
 		w.saved = w.dep.DeepCopy()
+		w.savedActive, w.savedPre = w.active.DeepCopy(), w.preview.DeepCopy()
 		st.Backup = &v1alpha1.BackupRef{Objects: 1, Absent: 1}
 	case CreateMigration:
 		w.jobs[st.MigrationJob] = migrationJob(w.app, st.Attempt, st.MigrationJob, false)
@@ -142,8 +151,17 @@ func (w *world) apply(o Observed, d *Decision) {
 		w.dep.Generation++
 		w.canary = nil
 	case Restore:
-		w.dep, w.canary = w.saved.DeepCopy(), nil
+		w.dep, w.canary, w.previewDep = w.saved.DeepCopy(), nil, nil
+		w.active, w.preview = w.savedActive.DeepCopy(), w.savedPre.DeepCopy()
 		st.Rollback.Restored = true
+	case SetPreview:
+		w.active.Spec.Selector = pinnedSelector(st.BlueGreen, o.StableHash)
+		w.preview.Spec.Selector = previewSelector(st.BlueGreen)
+		w.previewDep = trackDeployment(o.App, st.Attempt, w.dep, d.Image, st.Replicas, previewName(o.App), trackPreview)
+	case SwitchActive:
+		w.active.Spec.Selector = previewSelector(st.BlueGreen)
+	case SwitchBack:
+		w.active.Spec.Selector, w.preview.Spec.Selector, w.previewDep = st.BlueGreen.ActiveSelector, st.BlueGreen.PreviewSelector, nil
 	}
 }
 

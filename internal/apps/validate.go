@@ -17,15 +17,26 @@ import (
 // usable and keep to policy, the analysis starts at a step that exists.
 // Each error names its field.
 func Validate(app *v1alpha1.AppRollout, policy egress.Policy) field.ErrorList {
-	a := canaryAnalysis(app)
-	if a == nil {
-		return nil
-	}
-	path := field.NewPath("spec", "upgradeStrategy", "canary", "analysis")
 	var errs field.ErrorList
-	if n := int32(len(app.Spec.UpgradeStrategy.Canary.Steps)); a.StartingStep >= n {
-		errs = append(errs, field.Invalid(path.Child("startingStep"), a.StartingStep, fmt.Sprintf("the canary has %d steps: start at 0 to %d", n, n-1)))
+	strategy := field.NewPath("spec", "upgradeStrategy")
+	if a := analysisFor(app, v1alpha1.AnalysisCanary); a != nil {
+		path := strategy.Child("canary", "analysis")
+		if n := int32(len(app.Spec.UpgradeStrategy.Canary.Steps)); a.StartingStep >= n {
+			errs = append(errs, field.Invalid(path.Child("startingStep"), a.StartingStep, fmt.Sprintf("the canary has %d steps: start at 0 to %d", n, n-1)))
+		}
+		errs = append(errs, validateMetrics(a, path, policy)...)
 	}
+	for _, k := range [][2]string{{v1alpha1.AnalysisPrePromotion, "prePromotionAnalysis"}, {v1alpha1.AnalysisPostPromotion, "postPromotionAnalysis"}} {
+		if a := analysisFor(app, k[0]); a != nil {
+			errs = append(errs, validateMetrics(a, strategy.Child("blueGreen", k[1]), policy)...)
+		}
+	}
+	return errs
+}
+
+// validateMetrics checks an analysis's metrics, as the metric gate's.
+func validateMetrics(a *v1alpha1.AppAnalysis, path *field.Path, policy egress.Policy) field.ErrorList {
+	var errs field.ErrorList
 	for i, m := range a.Metrics {
 		p := path.Child("metrics").Index(i)
 		if ms := analysis.Validate(m, p); len(ms) > 0 {

@@ -60,6 +60,8 @@ func (e *env) grant(sa string) {
 		ObjectMeta: metav1.ObjectMeta{Name: "rollout-" + sa},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: all},
+			{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: all},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: all},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
