@@ -49,6 +49,9 @@ func printApp(w io.Writer, a *v1alpha1.AppRollout, now time.Time) {
 	if strip := stepStrip(a, now); strip != "" {
 		fmt.Fprintf(w, "  steps     %s\n", strip)
 	}
+	if bg := a.Spec.UpgradeStrategy.BlueGreen; bg != nil && st.BlueGreen != nil {
+		fmt.Fprintf(w, "  services  active %s, preview %s: %s\n", bg.ActiveService, dash(bg.PreviewService), blueGreenState(st.BlueGreen, now))
+	}
 	if st.MigrationJob != "" {
 		fmt.Fprintf(w, "  migration job/%s\n", st.MigrationJob)
 	}
@@ -171,4 +174,15 @@ func recent(ms []v1alpha1.Measurement) string {
 		}
 	}
 	return "last: " + strings.Join(parts, " ")
+}
+
+// blueGreenState says where a blue-green rollout's switch stands.
+func blueGreenState(bg *v1alpha1.AppBlueGreenStatus, now time.Time) string {
+	switch {
+	case bg.SwitchedAt != nil:
+		return "switched to the new version " + duration.HumanDuration(now.Sub(bg.SwitchedAt.Time)) + " ago"
+	case bg.PreviewReadyAt != nil:
+		return "preview ready " + duration.HumanDuration(now.Sub(bg.PreviewReadyAt.Time)) + " ago, not switched"
+	}
+	return "preview coming up"
 }
