@@ -85,6 +85,10 @@ type AppRolloutStatus struct {
 	// time above moves on by the time paused.
 	// +optional
 	PausedAt *metav1.Time `json:"pausedAt,omitempty"`
+	// NextWindow is when the rollout's next window opens, while it waits
+	// for one.
+	// +optional
+	NextWindow *metav1.Time `json:"nextWindow,omitempty"`
 	// Message says why the rollout is where it is.
 	// +optional
 	Message string `json:"message,omitempty"`

@@ -80,6 +80,12 @@ type AppRolloutSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// Windows are when the rollout may take a step: it starts, moves to
+	// a canary step or promotes only inside one (a rollback any time).
+	// Empty: any time.
+	// +optional
+	// +kubebuilder:validation:MaxItems=10
+	Windows []UpgradeWindow `json:"windows,omitempty"`
 	// ProgressDeadlineSeconds is how long a migration, a canary step's
 	// pods or the promoted Deployment may take to be ready before the
 	// rollout fails and is rolled back (Argo Rollouts' name; default 600).
@@ -243,4 +249,20 @@ type AppCanaryStep struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=604800
 	Pause int32 `json:"pause,omitempty"`
+}
+
+// UpgradeWindow is a maintenance window: a cron schedule of its starts,
+// how long it stays open, and the time zone the schedule is read in.
+type UpgradeWindow struct {
+	// Schedule of the window's starts in cron's five fields ("0 2 * * 6":
+	// Saturdays at 02:00), or @daily, @weekly.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Schedule string `json:"schedule"`
+	// Duration the window stays open from each start, such as 4h.
+	Duration metav1.Duration `json:"duration"`
+	// TimeZone the schedule is read in, an IANA name (default UTC).
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	TimeZone string `json:"timeZone,omitempty"`
 }

@@ -142,6 +142,7 @@ func (x *decider) decide() Decision {
 	if x.app.Spec.Paused && moving(x.st.Phase) {
 		return x.paused()
 	}
+	x.st.NextWindow = nil // set again by outsideWindow while the rollout waits for one
 	x.resumed()
 	switch x.st.Phase {
 	case "", v1alpha1.AppPending:
@@ -224,6 +225,12 @@ func (x *decider) start() Decision {
 	}
 	if why := x.servicesMissing(); why != "" {
 		return x.wait(v1alpha1.AppPending, why, missingPoll)
+	}
+	if d, wait := x.outsideWindow("the rollout to " + x.app.Spec.Version); wait {
+		if x.st.Phase == "" {
+			x.st.Phase, x.st.PhaseStartedAt = v1alpha1.AppPending, &x.now
+		}
+		return d
 	}
 	running := dep.Spec.Template.Spec.Containers[0].Image
 	repo := repositoryOf(x.app.Spec.Image, running)

@@ -127,6 +127,9 @@ func (x *decider) previewing() Decision {
 		x.st.Message = fmt.Sprintf("%s ready (%s): promoted in %s", where, x.previewReach(), left.Round(time.Second))
 		return Decision{RequeueAfter: left}
 	}
+	if d, wait := x.outsideWindow("the switch of service " + bg.ActiveService); wait {
+		return d
+	}
 	st.SwitchedAt = &x.now
 	x.st.Phase, x.st.PhaseStartedAt = v1alpha1.AppHealthChecking, &x.now
 	x.st.Message = fmt.Sprintf("service %s switched to %s", bg.ActiveService, x.newImage())

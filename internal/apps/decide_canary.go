@@ -14,10 +14,18 @@ func (x *decider) canaryStep() Decision {
 	steps := x.app.Spec.UpgradeStrategy.Canary.Steps
 	i := int(x.st.CanaryStep)
 	if i >= len(steps) || steps[i].Weight >= 100 {
+		if d, wait := x.outsideWindow("the promotion"); wait {
+			return d
+		}
 		return x.promote(fmt.Sprintf("canary promoted: deployment %s to %s on all %d replicas", deploymentName(x.app), x.newImage(), x.st.Replicas))
 	}
 	step := steps[i]
 	canary, stable := split(x.st.Replicas, step.Weight)
+	if x.st.CanaryStepStartedAt == nil && !x.canaryAt(canary, stable) {
+		if d, wait := x.outsideWindow(fmt.Sprintf("canary step %d", i+1)); wait {
+			return d
+		}
+	}
 	x.st.CanaryWeight = step.Weight
 	where := fmt.Sprintf("canary step %d/%d, weight %d%% (%d canary, %d stable)", i+1, len(steps), step.Weight, canary, stable)
 	if !x.canaryAt(canary, stable) {

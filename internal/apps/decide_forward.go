@@ -74,6 +74,9 @@ func (x *decider) deploying() Decision {
 		return x.measuring(x.previewing())
 	}
 	if !canaryEnabled(x.app) {
+		if d, wait := x.outsideWindow("the rolling update"); wait {
+			return d
+		}
 		return x.promote(fmt.Sprintf("rolling update of deployment %s to %s", deploymentName(x.app), x.newImage()))
 	}
 	if x.o.Deployment == nil {

@@ -57,6 +57,8 @@ func heldByAnalysis(st *v1alpha1.AppRolloutStatus) bool {
 // phase alone does not say (a rollback under way, or failed).
 func reasonOf(st *v1alpha1.AppRolloutStatus) string {
 	switch {
+	case st.NextWindow != nil && moving(st.Phase):
+		return ReasonWaitingForWindow
 	case st.Phase == "":
 		return string(v1alpha1.AppPending)
 	case st.Phase == v1alpha1.AppFailed && st.Rollback != nil && st.Rollback.Done:

@@ -17,7 +17,7 @@ import (
 // usable and keep to policy, the analysis starts at a step that exists.
 // Each error names its field.
 func Validate(app *v1alpha1.AppRollout, policy egress.Policy) field.ErrorList {
-	var errs field.ErrorList
+	_, errs := windowsOf(app)
 	strategy := field.NewPath("spec", "upgradeStrategy")
 	if a := analysisFor(app, v1alpha1.AnalysisCanary); a != nil {
 		path := strategy.Child("canary", "analysis")
