@@ -55,4 +55,7 @@ const (
 	// ReasonUnavailable: the API server or the run's record could not be
 	// reached; the controller tries again.
 	ReasonUnavailable = "Unavailable"
+	// ReasonWaitingForWindow: the next stage (or an app's next step) may
+	// start only inside one of spec.windows; it starts when one opens.
+	ReasonWaitingForWindow = "WaitingForWindow"
 )

@@ -61,6 +61,16 @@ type UpgradePlanSpec struct {
 	// runs the plan regardless.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+	// Windows are when a stage may start: one of them must be open, with
+	// at least the time the stage took in past runs left (its estimate,
+	// as upshift plan shows it); a stage never run before needs only an
+	// open window. A stage that may not start waits for the next window
+	// long enough (the CLI stops, exit 4; the controller waits). A stage
+	// started finishes, and a rollback runs, whatever the time. Empty:
+	// any time.
+	// +optional
+	// +kubebuilder:validation:MaxItems=10
+	Windows []UpgradeWindow `json:"windows,omitempty"`
 	// AllowInsecureHTTP lets the plan's url sources, helm charts and
 	// chart repositories be fetched over plain http://, which anyone on
 	// the way can change; without it (or the controller's, the server's

@@ -70,6 +70,12 @@ type PlatformUpgradeSpec struct {
 	// interrupted); false again goes on.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+	// Windows are when a hop's stage may start, as an UpgradePlan's
+	// spec.windows (each stage with its estimate left in an open window);
+	// set, they replace the windows of every hop's plan.
+	// +optional
+	// +kubebuilder:validation:MaxItems=10
+	Windows []UpgradeWindow `json:"windows,omitempty"`
 }
 
 // CatalogSource locates a release catalog: exactly one field.

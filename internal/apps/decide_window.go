@@ -11,22 +11,9 @@ import (
 	"github.com/upshift-dev/upshift/internal/window"
 )
 
-// ReasonWaitingForWindow: the rollout waits for its next window before
-// it takes a step.
-const ReasonWaitingForWindow = "WaitingForWindow"
-
 // windowsOf parses the rollout's windows; each error names its field.
 func windowsOf(app *v1alpha1.AppRollout) ([]*window.Window, field.ErrorList) {
-	var ws []*window.Window
-	var errs field.ErrorList
-	for i, w := range app.Spec.Windows {
-		parsed, werrs := window.Parse(window.Spec{Schedule: w.Schedule, Duration: w.Duration.Duration, TimeZone: w.TimeZone}, field.NewPath("spec", "windows").Index(i))
-		errs = append(errs, werrs...)
-		if parsed != nil {
-			ws = append(ws, parsed)
-		}
-	}
-	return ws, errs
+	return window.ParseAll(app.Spec.Windows, field.NewPath("spec", "windows"))
 }
 
 // outsideWindow tells whether what (a start, a canary step, a promotion)
@@ -56,7 +43,7 @@ func (x *decider) outsideWindow(what string) (Decision, bool) {
 	}
 	next := metav1.NewTime(d.Next)
 	if was := x.app.Status.NextWindow; was == nil || !was.Equal(&next) {
-		x.event(false, ReasonWaitingForWindow, fmt.Sprintf("%s waits for the window opening at %s", what, d.Next.UTC().Format(time.RFC3339)))
+		x.event(false, v1alpha1.ReasonWaitingForWindow, fmt.Sprintf("%s waits for the window opening at %s", what, d.Next.UTC().Format(time.RFC3339)))
 	}
 	x.st.NextWindow = &next
 	x.st.Message = fmt.Sprintf("%s waits for a window: the next opens at %s (until %s)", what, d.Next.UTC().Format(time.RFC3339), d.Closes.UTC().Format(time.RFC3339))

@@ -58,7 +58,7 @@ func heldByAnalysis(st *v1alpha1.AppRolloutStatus) bool {
 func reasonOf(st *v1alpha1.AppRolloutStatus) string {
 	switch {
 	case st.NextWindow != nil && moving(st.Phase):
-		return ReasonWaitingForWindow
+		return v1alpha1.ReasonWaitingForWindow
 	case st.Phase == "":
 		return string(v1alpha1.AppPending)
 	case st.Phase == v1alpha1.AppFailed && st.Rollback != nil && st.Rollback.Done:

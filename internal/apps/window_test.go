@@ -27,7 +27,7 @@ func TestRolloutWaitsForItsWindows(t *testing.T) {
 	if d.Action != None || st.NextWindow == nil || !st.NextWindow.Time.Equal(opens) || d.RequeueAfter != opens.Sub(time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)) {
 		t.Fatalf("outside the window: %+v, next %v", d, st.NextWindow)
 	}
-	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReconciling); c == nil || c.Reason != ReasonWaitingForWindow || !strings.Contains(c.Message, "2026-11-30T01:00:00Z") {
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReconciling); c == nil || c.Reason != v1alpha1.ReasonWaitingForWindow || !strings.Contains(c.Message, "2026-11-30T01:00:00Z") {
 		t.Errorf("conditions %+v: want Reconciling, reason WaitingForWindow, with the time", st.Conditions)
 	}
 	w.trace = nil

@@ -57,11 +57,14 @@ func whatNext(out *runner.Result, code int, resume string) string {
 func nextStep(out *runner.Result, code int, resume string) string {
 	r := redact.Run(out.Run)
 	var notSaved *runner.NotSavedError
+	var window *runner.WindowWait
 	switch {
 	case errors.As(out.Stopped, &notSaved) && !errors.Is(out.Stopped, runner.ErrLeaseLost):
 		return fmt.Sprintf("run %s %v\nthe record holds the last transition saved before: `upshift status %s` shows it; an operator must make the record writable again, then %s resumes the run", r.Name, notSaved, r.Name, resume)
 	case errors.Is(out.Stopped, runner.ErrInterrupted):
 		return fmt.Sprintf("run %s interrupted and saved; run %s to resume it", r.Name, resume)
+	case errors.As(out.Stopped, &window):
+		return fmt.Sprintf("run %s is %v; it is saved, nothing of the stage started: %s goes on in the window", r.Name, out.Stopped, resume)
 	case errors.Is(out.Stopped, runner.ErrWaiting):
 		return fmt.Sprintf("run %s is %v; it is saved: `upshift approve %s` approves a waiting approval step, and %s goes on (--wait keeps it waiting)", r.Name, out.Stopped, r.Name, resume)
 	case errors.Is(out.Stopped, runner.ErrAPIUnavailable):

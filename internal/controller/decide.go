@@ -56,8 +56,10 @@ type Blocked struct {
 	At         time.Time
 	// Attempts counts attempts at this generation, for the backoff.
 	Attempts int
-	Reason   string // v1alpha1.Reason{Invalid,PreflightFailed,Refused,Queued}
+	Reason   string // v1alpha1.Reason{Invalid,PreflightFailed,Refused,Queued,WaitingForWindow}
 	Message  string
+	// Until is when a start waiting for a window may be tried again.
+	Until time.Time
 }
 
 // Observed is what a reconcile saw of one plan.
@@ -221,6 +223,11 @@ func answer(o Observed, req Request) (Decision, bool) {
 func backoff(b *Blocked, now time.Time) (time.Duration, bool) {
 	var every time.Duration
 	switch b.Reason {
+	case v1alpha1.ReasonWaitingForWindow:
+		if left := b.Until.Sub(now); left > 0 {
+			return left, true
+		}
+		return 0, false
 	case v1alpha1.ReasonQueued:
 		every = queuedRetry
 	case v1alpha1.ReasonPreflightFailed, v1alpha1.ReasonUnavailable:

@@ -23,6 +23,13 @@ func blocked(reason string, generation int64, ago time.Duration, attempts int) *
 	return &Blocked{Generation: generation, At: t0.Add(-ago), Attempts: attempts, Reason: reason, Message: "why"}
 }
 
+// window is a start blocked until a window opens at until.
+func window(until time.Time) *Blocked {
+	b := blocked(v1alpha1.ReasonWaitingForWindow, 1, time.Minute, 1)
+	b.Until = until
+	return b
+}
+
 func TestDecide(t *testing.T) {
 	var (
 		approve  = req(v1alpha1.AnnotationApprove, "go-ahead")
@@ -104,6 +111,8 @@ func TestDecide(t *testing.T) {
 		// 4. Blocked starts.
 		{"queued, 4s ago", Observed{Generation: 1, Now: t0, Blocked: blocked(v1alpha1.ReasonQueued, 1, 4*time.Second, 1)}, want{act: Wait, requeue: 6 * time.Second}},
 		{"queued, 10s ago", Observed{Generation: 1, Now: t0, Blocked: blocked(v1alpha1.ReasonQueued, 1, 10*time.Second, 1)}, want{act: Apply}},
+		{"waiting for a window that opens in 5h", Observed{Generation: 1, Now: t0, Blocked: window(t0.Add(5 * time.Hour))}, want{act: Wait, requeue: 5 * time.Hour}},
+		{"the window opened", Observed{Generation: 1, Now: t0, Blocked: window(t0)}, want{act: Apply}},
 		{"queued many times, 10s ago", Observed{Generation: 1, Now: t0, Blocked: blocked(v1alpha1.ReasonQueued, 1, 10*time.Second, 7)}, want{act: Apply}},
 		{"preflight failed once, just now", Observed{Generation: 1, Now: t0, Blocked: blocked(v1alpha1.ReasonPreflightFailed, 1, 0, 1)}, want{act: Wait, requeue: 15 * time.Second}},
 		{"preflight, no attempt counted", Observed{Generation: 1, Now: t0, Blocked: blocked(v1alpha1.ReasonPreflightFailed, 1, 0, 0)}, want{act: Wait, requeue: 15 * time.Second}},

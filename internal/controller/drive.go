@@ -50,10 +50,11 @@ func (r *Reconciler) startDrive(p *v1alpha1.UpgradePlan, act Act, run *v1alpha1.
 func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePlan) {
 	key := client.ObjectKeyFromObject(p)
 	log := r.log.WithValues("upgradeplan", key.String(), "act", d.act)
+	var until time.Time // when a start waiting for a window is tried again
 	block := func(reason, msg string) {
 		msg = redact.Text(msg)
 		log.Info("run blocked", "reason", reason, "message", msg)
-		if r.drives.block(key, Blocked{Generation: p.Generation, At: time.Now(), Reason: reason, Message: msg}) {
+		if r.drives.block(key, Blocked{Generation: p.Generation, At: time.Now(), Reason: reason, Message: msg, Until: until}) {
 			r.recorder.Event(p, corev1.EventTypeWarning, reason, clip(msg))
 		}
 	}
@@ -88,6 +89,7 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 	if !started {
 		return
 	}
+	var window *runner.WindowWait
 	switch {
 	case ctx.Err() != nil:
 		// Suspended, deleted or the controller stopping: the runner saved
@@ -103,6 +105,12 @@ func (r *Reconciler) drive(ctx context.Context, d *drive, p *v1alpha1.UpgradePla
 		block(v1alpha1.ReasonRefused, err.Error())
 	case err != nil:
 		block(v1alpha1.ReasonUnavailable, err.Error())
+	case errors.As(out.Stopped, &window):
+		// Outside the plan's windows: nothing of the stage began; the
+		// start is tried again when the next window opens.
+		d.setRun(out.Run)
+		until = window.Next
+		block(v1alpha1.ReasonWaitingForWindow, window.Error())
 	case out.Stopped != nil && !errors.Is(out.Stopped, runner.ErrAborted) && !errors.Is(out.Stopped, runner.ErrInterrupted):
 		// The API server went away or the lease was lost mid-run: the
 		// run stays as last saved and is resumed after a backoff.

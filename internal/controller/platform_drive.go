@@ -78,11 +78,12 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		}
 		r.recorder.Event(pu, typ, reason, clip(msg))
 	}
+	var until time.Time // when a hop waiting for a window is tried again
 	block := func(reason, msg string) {
 		msg = redact.Text(msg)
 		log.Info("upgrade blocked", "reason", reason, "message", msg)
 		d.update(func(p *PlatformProgress) { p.Phase, p.Message = v1alpha1.PlatformBlocked, msg })
-		if r.drives.blocked.block(key, Blocked{Generation: pu.Generation, At: time.Now(), Reason: reason, Message: msg}) {
+		if r.drives.blocked.block(key, Blocked{Generation: pu.Generation, At: time.Now(), Reason: reason, Message: msg, Until: until}) {
 			r.recorder.Event(pu, corev1.EventTypeWarning, reason, clip(msg))
 		}
 	}
@@ -136,6 +137,14 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		return
 	}
 	if out := res.Stopped; out != nil {
+		var window *runner.WindowWait
+		if errors.As(out.Stopped, &window) {
+			// Nothing of the hop's stage began: tried again when the
+			// next window opens.
+			until = window.Next
+			block(v1alpha1.ReasonWaitingForWindow, window.Error())
+			return
+		}
 		r.stopped(out, block, end)
 		return
 	}
@@ -193,13 +202,17 @@ func (r *PlatformReconciler) hopOptions(d *platformDrive, pu *v1alpha1.PlatformU
 }
 
 // resolveHopPlan resolves a hop's plan for the upgrade: its
-// spec.autoRollback, when off, turns the plan's off too.
+// spec.autoRollback, when off, turns the plan's off too, and its
+// spec.windows replace the plan's.
 func resolveHopPlan(pu *v1alpha1.PlatformUpgrade, sess *runner.Session, objs source.Objects) func(context.Context, string, *plan.Loaded) (*resolve.Plan, error) {
 	autoRollback := pu.Spec.AutoRollback
 	return func(ctx context.Context, name string, l *plan.Loaded) (*resolve.Plan, error) {
 		if autoRollback != nil && !*autoRollback {
 			off := false
 			l.Plan.Spec.AutoRollback = &off
+		}
+		if len(pu.Spec.Windows) > 0 {
+			l.Plan.Spec.Windows = pu.Spec.Windows
 		}
 		l.Plan.Namespace = pu.Namespace // its ConfigMap and Secret sources are the upgrade's
 		l.AllowHTTP = sess.AllowHTTPSources()

@@ -76,7 +76,7 @@ func ProjectPlatform(st *v1alpha1.PlatformUpgradeStatus, generation int64, p *Pl
 	if b := blocked; b != nil && b.Generation == generation && (p == nil || p.Phase == v1alpha1.PlatformBlocked) {
 		st.Phase, st.Message, st.ObservedGeneration, gen = v1alpha1.PlatformBlocked, b.Message, generation, generation
 		set(v1alpha1.ConditionReady, metav1.ConditionFalse, b.Reason, b.Message)
-		if b.Reason == v1alpha1.ReasonQueued || b.Reason == v1alpha1.ReasonUnavailable {
+		if b.Reason == v1alpha1.ReasonQueued || b.Reason == v1alpha1.ReasonUnavailable || b.Reason == v1alpha1.ReasonWaitingForWindow {
 			set(v1alpha1.ConditionReconciling, metav1.ConditionTrue, b.Reason, b.Message)
 			remove(v1alpha1.ConditionStalled)
 		} else {

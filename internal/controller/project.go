@@ -19,7 +19,7 @@ func Project(st *v1alpha1.UpgradePlanStatus, generation int64, run *v1alpha1.Upg
 	}
 	if b := blocked; b != nil && b.Generation == generation {
 		set(v1alpha1.ConditionReady, metav1.ConditionFalse, b.Reason, b.Message)
-		if b.Reason == v1alpha1.ReasonQueued || b.Reason == v1alpha1.ReasonUnavailable {
+		if b.Reason == v1alpha1.ReasonQueued || b.Reason == v1alpha1.ReasonUnavailable || b.Reason == v1alpha1.ReasonWaitingForWindow {
 			// It starts by itself once the cluster is free or reachable:
 			// progressing, not stuck.
 			set(v1alpha1.ConditionReconciling, metav1.ConditionTrue, b.Reason, b.Message)

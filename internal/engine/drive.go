@@ -47,6 +47,10 @@ type Driver struct {
 	// QuickWindow is how long a gate's or a backup's start may wait
 	// unsaved for it to end (zero: 200 ms; see quickWindow).
 	QuickWindow time.Duration
+	// Hold, when set, is asked before a stage first begins (its backup):
+	// an error keeps the stage from beginning and stops the drive with
+	// it, nothing recorded (a maintenance window that is closed).
+	Hold func(r *v1alpha1.UpgradeRun, stage int) error
 }
 
 // ErrSiblingFailed is the cause given to steps cancelled because another
@@ -213,6 +217,11 @@ func (d *Driver) begin(ctx context.Context, r *v1alpha1.UpgradeRun, inflight map
 		}
 		if err := ctx.Err(); err != nil {
 			return begun, err
+		}
+		if a.Kind == Backup && d.Hold != nil && r.Status.Phase == v1alpha1.RunRunning && r.Status.Stages[a.Stage].Phase == v1alpha1.PhasePending {
+			if err := d.Hold(r, a.Stage); err != nil {
+				return begun, err
+			}
 		}
 		rec.record(r, func() { Begin(r, a, d.Now()) }, Event{Action: a, Begin: true})
 		actx, cancel := context.WithCancelCause(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/redact"
+	"github.com/upshift-dev/upshift/internal/window"
 )
 
 // Validate checks a loaded plan without a cluster and returns every problem.
@@ -75,7 +76,8 @@ func Validate(l *Loaded) field.ErrorList {
 		errs = append(errs, validateEnvKeptStage(sp, st)...)
 	}
 	errs = append(errs, validateFreezeReach(spec, p.Spec)...)
-	return errs
+	_, werrs := window.ParseAll(p.Spec.Windows, spec.Child("windows"))
+	return append(errs, werrs...)
 }
 
 func uniqueName(path *field.Path, name string, seen map[string]bool, what string) field.ErrorList {

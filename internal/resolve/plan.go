@@ -68,12 +68,12 @@ func FromSources(p *v1alpha1.UpgradePlan, sources map[string][]byte) (*Plan, err
 }
 
 // planDigest hashes the spec (its JSON, which sorts map keys) and the
-// sources' digests in path order. serviceAccountName and suspend are left
-// out: they say how the controller runs the plan, not what the plan does,
+// sources' digests in path order. serviceAccountName, suspend and windows
+// are left out: they say how and when the plan runs, not what it does,
 // so setting them in a plan file is no change of its content (a run goes
 // on, a finished one is not refused as other content).
 func planDigest(spec v1alpha1.UpgradePlanSpec, sources map[string]string) string {
-	spec.ServiceAccountName, spec.Suspend = "", false
+	spec.ServiceAccountName, spec.Suspend, spec.Windows = "", false, nil
 	h := sha256.New()
 	b, _ := json.Marshal(spec) // plain structs: cannot fail
 	h.Write(b)

@@ -78,6 +78,33 @@ func (s *Session) Preview(ctx context.Context, p *resolve.Plan) (*PlanPreview, e
 // succeeded stages of the same name in runs, and the plan's to their sum
 // when every stage has one.
 func estimate(p *PlanPreview, runs []v1alpha1.UpgradeRun) {
+	took := stageEstimates(runs)
+	var total time.Duration
+	all := len(p.Stages) > 0
+	for i := range p.Stages {
+		e, ok := took[p.Stages[i].Name]
+		if !ok {
+			all = false
+			continue
+		}
+		p.Stages[i].Estimate, p.Stages[i].EstimateFrom = e.median.Round(100*time.Millisecond).String(), e.from
+		total += e.median
+	}
+	if all {
+		p.Estimate = total.Round(100 * time.Millisecond).String()
+	}
+}
+
+// stageEstimate is how long a stage took: the median of its past runs.
+type stageEstimate struct {
+	median time.Duration
+	from   int // how many runs it is the median of
+}
+
+// stageEstimates are the estimates of every stage name that succeeded in
+// runs: what upshift plan shows, and what a maintenance window must have
+// left for the stage to start.
+func stageEstimates(runs []v1alpha1.UpgradeRun) map[string]stageEstimate {
 	took := map[string][]time.Duration{}
 	for _, r := range runs {
 		for _, st := range r.Status.Stages {
@@ -86,23 +113,14 @@ func estimate(p *PlanPreview, runs []v1alpha1.UpgradeRun) {
 			}
 		}
 	}
-	var total time.Duration
-	all := len(p.Stages) > 0
-	for i := range p.Stages {
-		ds := took[p.Stages[i].Name]
-		if len(ds) == 0 {
-			all = false
-			continue
-		}
+	out := make(map[string]stageEstimate, len(took))
+	for name, ds := range took {
 		slices.Sort(ds)
 		m := ds[len(ds)/2]
 		if len(ds)%2 == 0 {
 			m = (ds[len(ds)/2-1] + ds[len(ds)/2]) / 2
 		}
-		p.Stages[i].Estimate, p.Stages[i].EstimateFrom = m.Round(100*time.Millisecond).String(), len(ds)
-		total += m
+		out[name] = stageEstimate{median: m, from: len(ds)}
 	}
-	if all {
-		p.Estimate = total.Round(100 * time.Millisecond).String()
-	}
+	return out
 }

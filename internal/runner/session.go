@@ -69,6 +69,17 @@ type Options struct {
 	// Egress bounds the requests the plan's gates and metrics make: the
 	// controller's --gate-hosts. Link-local addresses are refused always.
 	Egress egress.Policy
+	// Now is the clock the plan's windows are read with (default
+	// time.Now); tests move it.
+	Now func() time.Time
+}
+
+// now is the session's clock.
+func (s *Session) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now()
 }
 
 // AllowHTTPSources is Options.AllowHTTPSources.
@@ -294,6 +305,7 @@ func (s *Session) drive(ctx context.Context, held *lease.Held, out *Result, p *r
 		Saver:   saver,
 		Now:     time.Now,
 		Observe: s.opts.Observe,
+		Hold:    s.windowHold(actCtx, p.Plan.Spec),
 	}
 	// After newSaver: the reconcile is a transition of this process's,
 	// not a save of another's the saver would take for a lost lease. The

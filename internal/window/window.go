@@ -15,6 +15,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
 
 // Spec is a window as a resource declares it.
@@ -136,4 +138,19 @@ func Decide(ws []*Window, now time.Time, need time.Duration) Decision {
 		}
 	}
 	return best
+}
+
+// ParseAll parses a resource's windows (spec.windows), each error under
+// path's index.
+func ParseAll(specs []v1alpha1.UpgradeWindow, path *field.Path) ([]*Window, field.ErrorList) {
+	var ws []*Window
+	var errs field.ErrorList
+	for i, s := range specs {
+		w, werrs := Parse(Spec{Schedule: s.Schedule, Duration: s.Duration.Duration, TimeZone: s.TimeZone}, path.Index(i))
+		errs = append(errs, werrs...)
+		if w != nil {
+			ws = append(ws, w)
+		}
+	}
+	return ws, errs
 }
