@@ -144,6 +144,10 @@ type AppRollback struct {
 	// DownMigrationJob names the down-migration Job, when one ran.
 	// +optional
 	DownMigrationJob string `json:"downMigrationJob,omitempty"`
+	// Group: rolled back because a rollout after this one in its group
+	// (spec.after) failed and was rolled back.
+	// +optional
+	Group bool `json:"group,omitempty"`
 	// Done: nothing is left to do (RolledBack, or Failed when
 	// Differences says why).
 	// +optional

@@ -65,6 +65,16 @@ type AppRolloutSpec struct {
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
 	Version string `json:"version"`
+	// After names the AppRollout of this namespace that comes before this
+	// one in a service group: this one starts only once that one is
+	// Healthy at its spec.version; and when this one fails and is rolled
+	// back, that one is rolled back too (with its down-migration), and so
+	// on up the group, newest first. A rollout rolled back for its group
+	// starts again by itself once the one before it is Healthy again.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	After string `json:"after,omitempty"`
 	// Paused stops the rollout at the step it is at (a migration Job runs
 	// on, but nothing after it starts); false again resumes it there, with
 	// the time it had left.

@@ -28,6 +28,10 @@ type Observed struct {
 	ActiveService, PreviewService *corev1.Service
 	Preview                       *appsv1.Deployment
 	StableHash                    string
+	// Before is the rollout spec.after names (nil: none, or not found);
+	// Next are those whose spec.after names this one.
+	Before *v1alpha1.AppRollout
+	Next   []*v1alpha1.AppRollout
 	// Measurements are those of the analysis's metrics that were due
 	// (DueMetrics), by metric name.
 	Measurements map[string]v1alpha1.Measurement
@@ -139,6 +143,9 @@ func (x *decider) decide() Decision {
 	if d, ok := x.actions(); ok {
 		return d
 	}
+	if d, ok := x.group(); ok {
+		return d
+	}
 	if x.app.Spec.Paused && moving(x.st.Phase) {
 		return x.paused()
 	}
@@ -225,6 +232,13 @@ func (x *decider) start() Decision {
 	}
 	if why := x.servicesMissing(); why != "" {
 		return x.wait(v1alpha1.AppPending, why, missingPoll)
+	}
+	if why := waitForBefore(x.app, x.o.Before); why != "" {
+		phase := x.st.Phase
+		if phase == "" || phase == v1alpha1.AppHealthy {
+			phase = v1alpha1.AppPending
+		}
+		return x.wait(phase, why, missingPoll)
 	}
 	if d, wait := x.outsideWindow("the rollout to " + x.app.Spec.Version); wait {
 		if x.st.Phase == "" {

@@ -54,7 +54,7 @@ func TestCanaryWithMigrationRollsToItsVersion(t *testing.T) {
 	if !meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady) || meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReconciling) != nil {
 		t.Errorf("conditions %+v, want Ready and not Reconciling", st.Conditions)
 	}
-	if !Idle(w.app) {
+	if !Idle(w.app, nil, nil) {
 		t.Error("a Healthy rollout at its version is not idle")
 	}
 }
@@ -80,7 +80,7 @@ func TestFailedMigrationRollsBackWithTheDownMigration(t *testing.T) {
 	endJob(w.jobs["shop-down-migration-v2-0-0"], batchv1.JobComplete, "")
 	w.run(3)
 	w.wantTrace("RolledBack none")
-	if !meta.IsStatusConditionTrue(w.app.Status.Conditions, v1alpha1.ConditionStalled) || !Idle(w.app) {
+	if !meta.IsStatusConditionTrue(w.app.Status.Conditions, v1alpha1.ConditionStalled) || !Idle(w.app, nil, nil) {
 		t.Errorf("a rolled-back rollout is not Stalled and idle: %+v", w.app.Status.Conditions)
 	}
 	// A retry is a new attempt with Jobs of its own.

@@ -72,10 +72,14 @@ func serviceAccountOf(app *v1alpha1.AppRollout) string {
 }
 
 // Idle tells whether a rollout has nothing to do until it changes: it
-// is at its version, or stopped for a person, with no action asked and
-// not resuming. Its reconcile reads nothing else.
-func Idle(app *v1alpha1.AppRollout) bool {
+// is at its version, or stopped for a person, with no action asked, not
+// resuming, and nothing for it to do for its group (before and next are
+// its neighbours there). Its reconcile reads nothing else.
+func Idle(app, before *v1alpha1.AppRollout, next []*v1alpha1.AppRollout) bool {
 	st := &app.Status
+	if rolledBackAfter(st, next) != nil || recovered(app, before) {
+		return false
+	}
 	for _, k := range v1alpha1.AppActionAnnotations {
 		if v, ok := app.Annotations[k]; ok && v != st.HandledActions[k] {
 			return false

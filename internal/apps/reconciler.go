@@ -70,7 +70,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.cached.Get(ctx, req.NamespacedName, app); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if app.DeletionTimestamp != nil || Idle(app) {
+	before, next, err := r.groupOf(ctx, app)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if app.DeletionTimestamp != nil || Idle(app, before, next) {
 		return ctrl.Result{}, nil
 	}
 	if why := r.o.Refuse(app.Namespace, app.Spec.ServiceAccountName); why != "" {
@@ -85,7 +89,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	d, o, err := r.decide(ctx, t, app)
+	d, o, err := r.decide(ctx, t, app, before, next)
 	if err != nil {
 		return r.unavailable(ctx, app, err)
 	}
@@ -113,10 +117,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // cluster is made again on the rollout read from the API server when the
 // cache's copy was behind it: acting on a status this process already
 // moved past would undo its own step.
-func (r *Reconciler) decide(ctx context.Context, t tenant, app *v1alpha1.AppRollout) (Decision, Observed, error) {
+func (r *Reconciler) decide(ctx context.Context, t tenant, app, before *v1alpha1.AppRollout, next []*v1alpha1.AppRollout) (Decision, Observed, error) {
 	now := r.o.Now()
 	measured := measure(ctx, DueMetrics(app, now), r.o.Egress, now)
-	o := Observed{App: app, Now: now, Poll: r.o.Poll, Measurements: measured}
+	o := Observed{App: app, Now: now, Poll: r.o.Poll, Measurements: measured, Before: before, Next: next}
 	if err := observe(ctx, t, &o); err != nil {
 		return Decision{}, o, err
 	}
@@ -131,7 +135,7 @@ func (r *Reconciler) decide(ctx context.Context, t tenant, app *v1alpha1.AppRoll
 	if latest.ResourceVersion == app.ResourceVersion {
 		return d, o, nil
 	}
-	o = Observed{App: latest, Now: now, Poll: r.o.Poll, Measurements: measured}
+	o = Observed{App: latest, Now: now, Poll: r.o.Poll, Measurements: measured, Before: before, Next: next}
 	if err := observe(ctx, t, &o); err != nil {
 		return Decision{}, o, err
 	}

@@ -350,12 +350,7 @@ func addAppController(mgr ctrl.Manager, cfg *rest.Config, o Options, log logr.Lo
 			return o.self.refusal(v1alpha1.AppRolloutKind, namespace, sa, "spec.serviceAccountName")
 		},
 	})
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named("approllout").
-		For(&v1alpha1.AppRollout{}, builder.WithPredicates(planChanges())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
-		Complete(r)
-	if err != nil {
+	if err := r.SetupWithManager(context.Background(), mgr, planChanges()); err != nil {
 		return fmt.Errorf("set up the AppRollout controller: %w", err)
 	}
 	return nil
