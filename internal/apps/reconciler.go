@@ -3,6 +3,7 @@ package apps
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/egress"
+	"github.com/upshift-dev/upshift/internal/metrics"
 )
 
 // Options tune the AppRollout reconciler.
@@ -68,13 +70,21 @@ const conflictRetry = 50 * time.Millisecond
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	app := &v1alpha1.AppRollout{}
 	if err := r.cached.Get(ctx, req.NamespacedName, app); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			metrics.SetApp(req.String(), "")
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before, next, err := r.groupOf(ctx, app)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if app.DeletionTimestamp != nil || Idle(app, before, next) {
+	if app.DeletionTimestamp != nil {
+		metrics.SetApp(req.String(), "")
+		return ctrl.Result{}, nil
+	}
+	if Idle(app, before, next) {
+		metrics.SetApp(req.String(), app.Status.Phase)
 		return ctrl.Result{}, nil
 	}
 	if why := r.o.Refuse(app.Namespace, app.Spec.ServiceAccountName); why != "" {
@@ -102,6 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, err
 	}
+	countIn(o, d)
 	for _, e := range d.Events {
 		typ := corev1.EventTypeNormal
 		if e.Warning {
@@ -171,4 +182,19 @@ func (r *Reconciler) refused(ctx context.Context, app *v1alpha1.AppRollout, why 
 	st.ObservedGeneration = app.Generation
 	refusedConditions(st, app, metav1.NewTime(r.o.Now()))
 	return ctrl.Result{}, r.save(ctx, app, *st)
+}
+
+// countIn counts a saved decision in the metrics.
+func countIn(o Observed, d Decision) {
+	before, after := o.App.Status, d.Status
+	metrics.SetApp(o.App.Namespace+"/"+o.App.Name, after.Phase)
+	if after.Phase != before.Phase {
+		metrics.AppTransitions.WithLabelValues(string(after.Phase)).Inc()
+	}
+	if d.Action == SetCanary && (after.CanaryStep != before.CanaryStep || before.CanaryStepStartedAt == nil) { // a step's replicas set the first time
+		metrics.AppCanarySteps.WithLabelValues(strconv.Itoa(int(after.CanaryWeight))).Inc()
+	}
+	for _, m := range o.Measurements {
+		metrics.AppMeasurements.WithLabelValues(string(m.Phase)).Inc()
+	}
 }

@@ -21,6 +21,10 @@ var dashboardPath = filepath.Join(repoRoot, "config", "grafana", "upshift-dashbo
 var wantFamilies = []string{
 	"controller_runtime_reconcile_errors_total",
 	"controller_runtime_reconcile_total",
+	"upshift_app_analysis_measurements_total",
+	"upshift_app_canary_steps_total",
+	"upshift_app_rollouts",
+	"upshift_app_transitions_total",
 	"upshift_gate_failures_total",
 	"upshift_rollbacks_total",
 	"upshift_runs",

@@ -12,6 +12,7 @@ import (
 	// does by building a controller.
 	_ "sigs.k8s.io/controller-runtime/pkg/controller"
 
+	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/install"
 )
 
@@ -25,6 +26,12 @@ func TestDashboardQueriesRegisteredMetrics(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(StepDuration, StageDuration, GateFailures, Rollbacks, Transitions, Runs)
+	reg.MustRegister(appCollectors()...)
+	SetApp("shop/web", v1alpha1.AppHealthy)
+	defer SetApp("shop/web", "")
+	AppTransitions.WithLabelValues("Healthy")
+	AppMeasurements.WithLabelValues("Successful")
+	AppCanarySteps.WithLabelValues("10")
 	// Vectors show in a gather only once they have a series.
 	StepDuration.WithLabelValues("crds", "succeeded")
 	StageDuration.WithLabelValues("succeeded")

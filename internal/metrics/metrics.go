@@ -1,6 +1,6 @@
 // Package metrics holds every Prometheus metric Upshift exports,
 // registered once: the upgrade engine's in this file, the fleet's (plugin
-// calls and operations) in fleet.go. The controller serves them on
+// calls and operations) in fleet.go, the app layer's in apps.go. The controller serves them on
 // --metrics-addr with controller-runtime's own (reconcile totals and
 // errors, work queue depth); config/grafana/upshift-dashboard.json charts
 // the engine's.
@@ -62,6 +62,7 @@ func Register(reg prometheus.Registerer) {
 	register.Do(func() {
 		reg.MustRegister(StepDuration, StageDuration, GateFailures, Rollbacks, Transitions, Runs)
 		reg.MustRegister(fleetCollectors()...)
+		reg.MustRegister(appCollectors()...)
 	})
 }
 
