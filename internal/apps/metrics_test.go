@@ -12,8 +12,12 @@ import (
 // A saved decision counts the phase entered, the canary step and the
 // measurements taken.
 func TestDecisionsAreCounted(t *testing.T) {
-	entered := func(p v1alpha1.AppPhase) float64 { return testutil.ToFloat64(metrics.AppTransitions.WithLabelValues(string(p))) }
-	failed := func() float64 { return testutil.ToFloat64(metrics.AppMeasurements.WithLabelValues(string(v1alpha1.AnalysisFailed))) }
+	entered := func(p v1alpha1.AppPhase) float64 {
+		return testutil.ToFloat64(metrics.AppTransitions.WithLabelValues(string(p)))
+	}
+	failed := func() float64 {
+		return testutil.ToFloat64(metrics.AppMeasurements.WithLabelValues(string(v1alpha1.AnalysisFailed)))
+	}
 	step := func() float64 { return testutil.ToFloat64(metrics.AppCanarySteps.WithLabelValues("10")) }
 	deploying, rolledBack, failures, steps := entered(v1alpha1.AppDeploying), entered(v1alpha1.AppRolledBack), failed(), step()
 
