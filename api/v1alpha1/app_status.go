@@ -113,6 +113,10 @@ type AppRolloutStatus struct {
 	// MigrationJob names the migration Job this attempt created.
 	// +optional
 	MigrationJob string `json:"migrationJob,omitempty"`
+	// Traffic holds a traffic-routed canary's Services' selectors as the
+	// rollout found them: what they get back at the end.
+	// +optional
+	Traffic *AppTrafficStatus `json:"traffic,omitempty"`
 	// BlueGreen is where a blue-green rollout stands.
 	// +optional
 	BlueGreen *AppBlueGreenStatus `json:"blueGreen,omitempty"`
@@ -193,4 +197,12 @@ type AppBlueGreenStatus struct {
 	// SwitchedAt is when the active Service was switched to the preview.
 	// +optional
 	SwitchedAt *metav1.Time `json:"switchedAt,omitempty"`
+}
+
+// AppTrafficStatus is what a traffic-routed canary puts back at the end.
+type AppTrafficStatus struct {
+	// +optional
+	StableSelector map[string]string `json:"stableSelector,omitempty"`
+	// +optional
+	CanarySelector map[string]string `json:"canarySelector,omitempty"`
 }

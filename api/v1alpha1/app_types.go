@@ -213,6 +213,8 @@ type AppMigrationJob struct {
 }
 
 // AppCanary is a canary rollout's steps.
+//
+// +kubebuilder:validation:XValidation:rule=`!has(self.trafficRouting) || (has(self.stableService) && has(self.canaryService))`,message="traffic routing weighs two Services: set stableService and canaryService"
 type AppCanary struct {
 	// Enabled: false makes type Canary a plain rolling update.
 	// +optional
@@ -222,12 +224,46 @@ type AppCanary struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=20
 	Steps []AppCanaryStep `json:"steps"`
+	// StableService selects the Deployment's pods (Argo Rollouts'
+	// canary.stableService): with traffic routing it is pinned to the
+	// stable pods' pod-template-hash during the canary, so the route's
+	// stable share reaches the old version alone.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	StableService string `json:"stableService,omitempty"`
+	// CanaryService is pointed at the canary's pods during the canary
+	// (Argo Rollouts' canary.canaryService).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	CanaryService string `json:"canaryService,omitempty"`
+	// TrafficRouting moves each step's weight on a route, the canary
+	// Deployment sized to the weight and the stable one left at its
+	// replicas. Without it the weight is the canary's share of pods.
+	// +optional
+	TrafficRouting *AppTrafficRouting `json:"trafficRouting,omitempty"`
 	// Analysis is measured in the background of the canary (Argo
 	// Rollouts' canary.analysis), from its starting step until the
 	// promotion: a metric that fails rolls the canary back; one that is
 	// inconclusive holds it until promoted (measured anew) or aborted.
 	// +optional
 	Analysis *AppAnalysis `json:"analysis,omitempty"`
+}
+
+// AppTrafficRouting is where a canary's weights are set.
+type AppTrafficRouting struct {
+	// GatewayAPI weighs an HTTPRoute's backends.
+	GatewayAPI *GatewayAPIRouting `json:"gatewayAPI"`
+}
+
+// GatewayAPIRouting names a Gateway API HTTPRoute of the rollout's
+// namespace: each of its rules that sends to the stable Service sends
+// the step's weight to the canary Service and the rest to the stable one
+// (the canary's backend added beside the stable one's where missing).
+type GatewayAPIRouting struct {
+	// HTTPRoute is the route's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	HTTPRoute string `json:"httpRoute"`
 }
 
 // AppAnalysis is a canary's background analysis.

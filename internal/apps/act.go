@@ -9,8 +9,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/backup"
@@ -20,7 +23,8 @@ import (
 // tenant is what a rollout acts with: its ServiceAccount's clients.
 type tenant struct {
 	kube    kubernetes.Interface
-	backups *backup.Client // in the rollout's namespace
+	dyn     dynamic.Interface // HTTPRoutes
+	backups *backup.Client    // in the rollout's namespace
 }
 
 // maxDifferences bounds status.rollback.differences (its CRD's MaxItems).
@@ -52,6 +56,10 @@ func act(ctx context.Context, t tenant, o Observed, d *Decision) error {
 		return setSelector(ctx, t, o.ActiveService, previewSelector(st.BlueGreen))
 	case SwitchBack:
 		return switchBack(ctx, t, o, st)
+	case SetWeights:
+		return setWeights(ctx, t, o, d.Weight)
+	case RouteBack:
+		return routeBack(ctx, t, o, st)
 	}
 	return fmt.Errorf("unknown action %d", d.Action)
 }
@@ -63,6 +71,12 @@ func refs(app *v1alpha1.AppRollout) []step.Ref {
 		return step.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: app.Namespace, Name: name}
 	}
 	out := []step.Ref{deployment(deploymentName(app)), deployment(canaryName(app))}
+	if r := routing(app); r != nil {
+		c := app.Spec.UpgradeStrategy.Canary
+		out = append(out, step.Ref{APIVersion: "v1", Kind: "Service", Namespace: app.Namespace, Name: c.StableService},
+			step.Ref{APIVersion: "v1", Kind: "Service", Namespace: app.Namespace, Name: c.CanaryService},
+			step.Ref{APIVersion: gatewayv1.SchemeGroupVersion.String(), Kind: "HTTPRoute", Namespace: app.Namespace, Name: r.HTTPRoute})
+	}
 	if bg := blueGreen(app); bg != nil {
 		out = append(out, deployment(previewName(app)), step.Ref{APIVersion: "v1", Kind: "Service", Namespace: app.Namespace, Name: bg.ActiveService})
 		if bg.PreviewService != "" {
@@ -134,6 +148,9 @@ func putTrack(ctx context.Context, t tenant, have, want *appsv1.Deployment) erro
 // pods of the new version come before those of the old one go.
 func setCanary(ctx context.Context, t tenant, o Observed, d *Decision) error {
 	app, api := o.App, t.kube.AppsV1().Deployments(o.App.Namespace)
+	if err := routeServices(ctx, t, o, &d.Status); err != nil {
+		return err
+	}
 	if err := putTrack(ctx, t, o.Canary, canaryDeployment(app, d.Status.Attempt, o.Deployment, d.Image, d.CanaryReplicas)); err != nil {
 		return err
 	}
@@ -174,6 +191,9 @@ func deploy(ctx context.Context, t tenant, o Observed, d *Decision) error {
 	}
 	if _, err := api.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update deployment %s to %s: %w", s.Name, d.Image, err)
+	}
+	if routing(o.App) != nil {
+		return nil // the route still sends the canary its share: RouteBack deletes it
 	}
 	return deleteTrack(ctx, api, o.Canary)
 }

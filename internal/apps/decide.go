@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
@@ -28,6 +29,10 @@ type Observed struct {
 	ActiveService, PreviewService *corev1.Service
 	Preview                       *appsv1.Deployment
 	StableHash                    string
+	// StableService, CanaryService and Route are a traffic-routed
+	// canary's Services and HTTPRoute.
+	StableService, CanaryService *corev1.Service
+	Route                        *gatewayv1.HTTPRoute
 	// Before is the rollout spec.after names (nil: none, or not found);
 	// Next are those whose spec.after names this one.
 	Before *v1alpha1.AppRollout
@@ -73,10 +78,16 @@ const (
 	// SwitchBack points the Services back at the Deployment's pods, as
 	// they were found, and deletes the preview.
 	SwitchBack
+	// SetWeights sends the step's weight of the HTTPRoute to the canary
+	// Service.
+	SetWeights
+	// RouteBack sends the whole route to the stable Service again, gives
+	// the Services their selectors back and deletes the canary.
+	RouteBack
 )
 
 var actionNames = [...]string{"none", "capture", "create migration", "set canary", "deploy", "restore", "create down-migration",
-	"set preview", "switch active", "switch back"}
+	"set preview", "switch active", "switch back", "set weights", "route back"}
 
 func (a Action) String() string { return actionNames[a] }
 
@@ -91,6 +102,8 @@ type Decision struct {
 	Action Action
 	// Image is the new version's image (SetCanary, Deploy).
 	Image string
+	// Weight is SetWeights' canary share, in percent.
+	Weight int32
 	// CanaryReplicas and StableReplicas are SetCanary's sizes.
 	CanaryReplicas, StableReplicas int32
 	// Status is the rollout's status once the action is done.
@@ -259,6 +272,7 @@ func (x *decider) start() Decision {
 	x.st.CanaryStepStartedAt, x.st.PauseStartedAt, x.st.PausedAt = nil, nil, nil
 	x.st.Backup, x.st.Rollback, x.st.MigrationJob, x.st.Analysis = nil, nil, "", nil
 	x.startBlueGreen()
+	x.startTraffic()
 	x.st.PhaseStartedAt = &x.now
 	next, what := v1alpha1.AppDeploying, "deploying"
 	if x.app.Spec.UpgradeStrategy.MigrationJob != nil {

@@ -30,6 +30,9 @@ func blueGreen(app *v1alpha1.AppRollout) *v1alpha1.AppBlueGreen {
 // servicesMissing says which Service a blue-green rollout lacks ("" when
 // none).
 func (x *decider) servicesMissing() string {
+	if why := x.routeMissing(); why != "" {
+		return why
+	}
 	bg := blueGreen(x.app)
 	switch {
 	case bg == nil:
@@ -69,7 +72,12 @@ func previewSelector(st *v1alpha1.AppBlueGreenStatus) map[string]string {
 // pinnedSelector is the active Service's selector before the switch: as
 // found, plus the stable ReplicaSet's pod-template-hash.
 func pinnedSelector(st *v1alpha1.AppBlueGreenStatus, hash string) map[string]string {
-	sel := maps.Clone(st.ActiveSelector)
+	return pinned(st.ActiveSelector, hash)
+}
+
+// pinned is a selector as found plus a ReplicaSet's pod-template-hash.
+func pinned(found map[string]string, hash string) map[string]string {
+	sel := maps.Clone(found)
 	if sel == nil {
 		sel = map[string]string{}
 	}

@@ -21,6 +21,9 @@ func (x *decider) canaryStep() Decision {
 	}
 	step := steps[i]
 	canary, stable := split(x.st.Replicas, step.Weight)
+	if routing(x.app) != nil {
+		stable = x.st.Replicas // the route weighs the traffic; the stable version keeps its pods
+	}
 	if x.st.CanaryStepStartedAt == nil && !x.canaryAt(canary, stable) {
 		if d, wait := x.outsideWindow(fmt.Sprintf("canary step %d", i+1)); wait {
 			return d
@@ -48,6 +51,10 @@ func (x *decider) canaryStep() Decision {
 			x.st.Message = where + ": waiting for the canary pods: " + h.message
 			return Decision{RequeueAfter: x.o.Poll}
 		}
+		if routing(x.app) != nil && !x.weighedAt(step.Weight) {
+			x.st.Message = where + ": the canary pods are ready; moving the route's weight"
+			return Decision{Action: SetWeights, Weight: step.Weight, RequeueAfter: soon}
+		}
 		x.st.PauseStartedAt = &x.now
 		x.event(false, "CanaryStep", fmt.Sprintf("%s: ready; holding %ds", where, step.Pause))
 	}
@@ -67,7 +74,7 @@ func (x *decider) canaryStep() Decision {
 func (x *decider) canaryAt(canary, stable int32) bool {
 	c, s := x.o.Canary, x.o.Deployment
 	return c != nil && x.ours(c.Annotations) && replicasOf(c) == canary && firstImage(c) == x.newImage() &&
-		s != nil && replicasOf(s) == stable
+		s != nil && replicasOf(s) == stable && x.servicesAt()
 }
 
 // split is a weight's canary and stable replicas out of total: the

@@ -126,6 +126,9 @@ func (x *decider) healthChecking() Decision {
 	if blueGreen(x.app) != nil && x.st.BlueGreen != nil && x.st.BlueGreen.SwitchedAt != nil {
 		return x.measuring(x.switched())
 	}
+	if routing(x.app) != nil {
+		return x.healthy(RouteBack)
+	}
 	return x.healthy(None)
 }
 

@@ -23,12 +23,16 @@ func observe(ctx context.Context, t tenant, o *Observed) error {
 	if o.Deployment, err = get(ctx, deps.Get, deploymentName(app), "deployments", app); err != nil {
 		return err
 	}
-	if canaryEnabled(app) && (st.Phase == v1alpha1.AppMigrating || st.Phase == v1alpha1.AppDeploying) {
+	if canaryEnabled(app) && moving(st.Phase) { // a routed canary stays until the route is back
+
 		if o.Canary, err = get(ctx, deps.Get, canaryName(app), "deployments", app); err != nil {
 			return err
 		}
 	}
 	if err := observeBlueGreen(ctx, t, o); err != nil {
+		return err
+	}
+	if err := observeTraffic(ctx, t, o); err != nil {
 		return err
 	}
 	jobs := t.kube.BatchV1().Jobs(app.Namespace)

@@ -5,10 +5,41 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
+
+// observeTraffic reads a traffic-routed canary's Services, its HTTPRoute
+// and the pod-template-hash of the Deployment's current ReplicaSet.
+func observeTraffic(ctx context.Context, t tenant, o *Observed) error {
+	app := o.App
+	r := routing(app)
+	if r == nil || app.Status.Phase == v1alpha1.AppFailed {
+		return nil
+	}
+	c := app.Spec.UpgradeStrategy.Canary
+	svcs := t.kube.CoreV1().Services(app.Namespace)
+	var err error
+	if o.StableService, err = get(ctx, svcs.Get, c.StableService, "services", app); err != nil {
+		return err
+	}
+	if o.CanaryService, err = get(ctx, svcs.Get, c.CanaryService, "services", app); err != nil {
+		return err
+	}
+	if o.Route, err = getRoute(ctx, t, app, r.HTTPRoute); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		o.Route, err = nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: get httproute %s: %w", serviceAccountOf(app), r.HTTPRoute, err)
+	}
+	if app.Status.Phase == v1alpha1.AppDeploying || app.Status.Phase == v1alpha1.AppMigrating {
+		o.StableHash, err = currentHash(ctx, t, o.Deployment)
+	}
+	return err
+}
 
 // observeBlueGreen reads a blue-green rollout's Services, its preview
 // and the pod-template-hash of the Deployment's current ReplicaSet.

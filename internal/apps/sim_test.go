@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/analysis"
 )
@@ -41,6 +43,9 @@ type world struct {
 	active, preview       *corev1.Service
 	savedActive, savedPre *corev1.Service
 	previewDep            *appsv1.Deployment
+	// stableSvc, canarySvc and route are a routed canary's.
+	stableSvc, canarySvc *corev1.Service
+	route, savedRoute    *gatewayv1.HTTPRoute
 }
 
 func newWorld(t *testing.T, spec v1alpha1.AppRolloutSpec, replicas int32, image string) *world {
@@ -96,6 +101,7 @@ func (w *world) step() Decision {
 	o.Measurements = w.measure()
 	o.ActiveService, o.PreviewService, o.Preview = w.active.DeepCopy(), w.preview.DeepCopy(), w.previewDep.DeepCopy()
 	o.StableHash = "hash-" + firstImage(w.dep)
+	o.StableService, o.CanaryService, o.Route = w.stableSvc.DeepCopy(), w.canarySvc.DeepCopy(), w.route.DeepCopy()
 	d := Decide(o)
 	w.apply(o, &d)
 	w.app.Status = d.Status
@@ -134,12 +140,24 @@ func (w *world) apply(o Observed, d *Decision) {
 	case Capture:
 		w.saved = w.dep.DeepCopy()
 		w.savedActive, w.savedPre = w.active.DeepCopy(), w.preview.DeepCopy()
+		w.savedRoute = w.route.DeepCopy()
 		st.Backup = &v1alpha1.BackupRef{Objects: 1, Absent: 1}
 	case CreateMigration:
 		w.jobs[st.MigrationJob] = migrationJob(w.app, st.Attempt, st.MigrationJob, false)
 	case CreateDownMigration:
 		w.jobs[st.Rollback.DownMigrationJob] = migrationJob(w.app, st.Attempt, st.Rollback.DownMigrationJob, true)
+	case SetWeights:
+		c := o.App.Spec.UpgradeStrategy.Canary
+		w.route = weighRoute(w.route, c.StableService, c.CanaryService, d.Weight)
+	case RouteBack:
+		c := o.App.Spec.UpgradeStrategy.Canary
+		w.route = weighRoute(w.route, c.StableService, c.CanaryService, 0)
+		w.stableSvc.Spec.Selector, w.canarySvc.Spec.Selector, w.canary = st.Traffic.StableSelector, st.Traffic.CanarySelector, nil
 	case SetCanary:
+		if st.Traffic != nil {
+			w.stableSvc.Spec.Selector = pinned(st.Traffic.StableSelector, o.StableHash)
+			w.canarySvc.Spec.Selector = canarySelector(st.Traffic)
+		}
 		w.canary = canaryDeployment(o.App, st.Attempt, w.dep, d.Image, d.CanaryReplicas)
 		w.dep.Spec.Replicas = ptr.To(d.StableReplicas)
 		w.dep.Generation++
@@ -149,9 +167,12 @@ func (w *world) apply(o Observed, d *Decision) {
 			w.dep.Spec.Replicas = ptr.To(st.Replicas)
 		}
 		w.dep.Generation++
-		w.canary = nil
+		if routing(o.App) == nil {
+			w.canary = nil
+		}
 	case Restore:
 		w.dep, w.canary, w.previewDep = w.saved.DeepCopy(), nil, nil
+		w.route = w.savedRoute.DeepCopy()
 		w.active, w.preview = w.savedActive.DeepCopy(), w.savedPre.DeepCopy()
 		st.Rollback.Restored = true
 	case SetPreview:

@@ -3,6 +3,7 @@ package apps
 import (
 	"sync"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -39,12 +40,16 @@ func (ts *Tenants) of(app *v1alpha1.AppRollout) (tenant, error) {
 	if err != nil {
 		return tenant{}, err
 	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return tenant{}, err
+	}
 	bc, err := backup.New(cfg, app.Namespace)
 	if err != nil {
 		return tenant{}, err
 	}
 	bc.NamespaceReady() // the rollout's own namespace: it exists
-	t := tenant{kube: cs, backups: bc}
+	t := tenant{kube: cs, dyn: dyn, backups: bc}
 	ts.byAccount[key] = t
 	return t, nil
 }

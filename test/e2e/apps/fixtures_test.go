@@ -62,6 +62,7 @@ func (e *env) grant(sa string) {
 			{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: all},
 			{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+			{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"get", "update"}},
 			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: all},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: all},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
