@@ -26,7 +26,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null)
 
-.PHONY: all build test unit cluster-binaries controller-gen generate proto check-leaks demo demo-ui bench bench-fleet lint recipes clean image
+.PHONY: all build test unit cluster-binaries controller-gen generate proto check-leaks demo demo-ui bench bench-fleet bench-apps lint recipes clean image
 
 all: build
 
@@ -99,6 +99,11 @@ bench: cluster-binaries bench-fleet
 # controller's peak RSS, plugin calls per cluster (about 2 minutes).
 # FLEET_FLAGS="-clusters=200 -required=180" and so on.
 FLEET_FLAGS ?=
+# AppRollouts at scale: 10,000 in one controller (APPS_FLAGS="-rollouts
+# 2000" for a quicker look); the figures go in docs/benchmarks.md.
+bench-apps: cluster-binaries
+	$(GO) test -tags bench -count=1 -timeout 60m -v -run TestAppsAtScale ./test/bench/apps/ -args $(APPS_FLAGS)
+
 bench-fleet: cluster-binaries
 	$(GO) test -tags bench -count=1 -timeout 30m -v -run TestFleetAtScale ./test/bench/fleet/ -args $(FLEET_FLAGS)
 
