@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"sync"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -14,7 +12,9 @@ import (
 var (
 	// AppRollouts counts the AppRollouts this controller reconciles, by
 	// phase (SetApp).
-	AppRollouts = &appsCollector{phases: map[string]v1alpha1.AppPhase{}}
+	AppRollouts = newPhases("upshift_app_rollouts", "AppRollouts this controller reconciles, by phase.",
+		v1alpha1.AppPending, v1alpha1.AppMigrating, v1alpha1.AppDeploying, v1alpha1.AppHealthChecking,
+		v1alpha1.AppHealthy, v1alpha1.AppFailed, v1alpha1.AppRolledBack)
 	// AppTransitions counts the phases rollouts entered.
 	AppTransitions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "upshift_app_transitions_total",
@@ -36,37 +36,5 @@ func appCollectors() []prometheus.Collector {
 	return []prometheus.Collector{AppRollouts, AppTransitions, AppMeasurements, AppCanarySteps}
 }
 
-// appsCollector counts rollouts by phase at scrape time from what the
-// reconciler last saved, so a rollout counts in one phase only.
-type appsCollector struct {
-	mu     sync.Mutex
-	phases map[string]v1alpha1.AppPhase
-}
-
-var appsDesc = prometheus.NewDesc("upshift_app_rollouts", "AppRollouts this controller reconciles, by phase.", []string{"phase"}, nil)
-
 // SetApp records where a rollout (namespace/name) stands; "" forgets it.
-func SetApp(key string, phase v1alpha1.AppPhase) {
-	c := AppRollouts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if phase == "" {
-		delete(c.phases, key)
-		return
-	}
-	c.phases[key] = phase
-}
-
-func (c *appsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- appsDesc }
-
-func (c *appsCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	counts := map[v1alpha1.AppPhase]int{}
-	for _, p := range c.phases {
-		counts[p]++
-	}
-	c.mu.Unlock()
-	for p, n := range counts {
-		ch <- prometheus.MustNewConstMetric(appsDesc, prometheus.GaugeValue, float64(n), string(p))
-	}
-}
+func SetApp(key string, phase v1alpha1.AppPhase) { AppRollouts.set(key, phase) }

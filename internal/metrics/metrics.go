@@ -52,7 +52,9 @@ var (
 
 	// Runs reports the runs of the plans this process reconciles, by
 	// phase (see SetRun).
-	Runs = &runsCollector{phases: map[string]v1alpha1.RunPhase{}}
+	Runs = newPhases("upshift_runs", "Runs of the plans this controller reconciles, by phase.",
+		v1alpha1.RunPending, v1alpha1.RunRunning, v1alpha1.RunSucceeded, v1alpha1.RunFailed,
+		v1alpha1.RunRollingBack, v1alpha1.RunRolledBack, v1alpha1.RunRollbackFailed, v1alpha1.RunAborted)
 )
 
 var register sync.Once
@@ -123,36 +125,3 @@ func outcome(ok bool) string {
 // SetRun records the phase of a plan's run ("" forgets it: the plan is
 // gone).
 func SetRun(run string, phase v1alpha1.RunPhase) { Runs.set(run, phase) }
-
-// runsCollector counts runs by phase at scrape time from what the
-// reconciler last saw, so a run counts in one phase only.
-type runsCollector struct {
-	mu     sync.Mutex
-	phases map[string]v1alpha1.RunPhase
-}
-
-var runsDesc = prometheus.NewDesc("upshift_runs", "Runs of the plans this controller reconciles, by phase.", []string{"phase"}, nil)
-
-func (c *runsCollector) set(run string, phase v1alpha1.RunPhase) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if phase == "" {
-		delete(c.phases, run)
-		return
-	}
-	c.phases[run] = phase
-}
-
-func (c *runsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- runsDesc }
-
-func (c *runsCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	counts := map[v1alpha1.RunPhase]int{}
-	for _, p := range c.phases {
-		counts[p]++
-	}
-	c.mu.Unlock()
-	for _, p := range []v1alpha1.RunPhase{v1alpha1.RunPending, v1alpha1.RunRunning, v1alpha1.RunSucceeded, v1alpha1.RunFailed, v1alpha1.RunRollingBack, v1alpha1.RunRolledBack, v1alpha1.RunRollbackFailed, v1alpha1.RunAborted} {
-		ch <- prometheus.MustNewConstMetric(runsDesc, prometheus.GaugeValue, float64(counts[p]), string(p))
-	}
-}

@@ -248,7 +248,7 @@ func startController(t *testing.T, c *localcluster.Cluster, user, runs string) *
 			case <-p.done:
 				return
 			case <-tick.C:
-				if kb := peakRSS(p.cmd.Process.Pid); kb > 0 {
+				if kb := testenv.PeakRSS(p.cmd.Process.Pid); kb > 0 {
 					p.mu.Lock()
 					p.hwm = max(p.hwm, kb)
 					p.mu.Unlock()
@@ -262,7 +262,7 @@ func startController(t *testing.T, c *localcluster.Cluster, user, runs string) *
 func (p *controllerProc) peak() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return max(p.hwm, peakRSS(p.cmd.Process.Pid))
+	return max(p.hwm, testenv.PeakRSS(p.cmd.Process.Pid))
 }
 
 func (p *controllerProc) stop() {

@@ -3,12 +3,7 @@
 package apps
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,21 +120,4 @@ func (p *phases) waitAll(t *testing.T, ctx context.Context, n int, ok func(*v1al
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-}
-
-// peakRSS reads a process's peak resident set (VmHWM), in kB.
-func peakRSS(pid int) int {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
 }

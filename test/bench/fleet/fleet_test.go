@@ -10,16 +10,12 @@
 package fleet
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -160,7 +156,7 @@ func TestFleetAtScale(t *testing.T) {
 	}
 	peak := 0
 	for {
-		if kb := peakRSS(cmd.Process.Pid); kb > peak {
+		if kb := testenv.PeakRSS(cmd.Process.Pid); kb > peak {
 			peak = kb
 		}
 		u, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, "fleet", metav1.GetOptions{})
@@ -179,7 +175,7 @@ func TestFleetAtScale(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	wall := time.Since(start)
-	if kb := peakRSS(cmd.Process.Pid); kb > peak {
+	if kb := testenv.PeakRSS(cmd.Process.Pid); kb > peak {
 		peak = kb
 	}
 
@@ -197,20 +193,3 @@ func TestFleetAtScale(t *testing.T) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
-// peakRSS reads a process's peak resident set (VmHWM), in kB.
-func peakRSS(pid int) int {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
-}
