@@ -48,7 +48,7 @@ func TestAnalysisHoldsAndRollsTheCanaryBack(t *testing.T) {
 		}
 	}
 	held := e.waitFor("pay", "measured twice", time.Minute, measured(2))
-	first.kill()
+	first.Kill()
 	e.startController("ctl-analysis-2")
 	again := e.waitFor("pay", "measured again after the restart", time.Minute, measured(held.Status.Analysis.Metrics[0].Successful+2))
 	if st := again.Status; st.CanaryStep != 0 || st.CanaryWeight != 30 || !st.Analysis.StartedAt.Equal(&held.Status.Analysis.StartedAt) || st.Attempt != 1 {

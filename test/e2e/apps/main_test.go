@@ -13,11 +13,9 @@ package apps_test
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -73,61 +71,20 @@ func typedClient(t *testing.T, cfg *rest.Config) client.Client {
 	return c
 }
 
-// controllerProc is one `upshift controller` process.
-type controllerProc struct {
-	cmd  *exec.Cmd
-	out  *testenv.SyncBuffer
-	done chan struct{}
-}
-
 // startController runs a controller as its own client-certificate user
 // on the test's namespaces, looking at waiting rollouts every 200 ms.
-func (e *env) startController(user string, extraArgs ...string) *controllerProc {
+func (e *env) startController(user string, extraArgs ...string) *testenv.Process {
 	e.t.Helper()
 	kc, err := e.c.UserKubeconfig(user, "system:masters")
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	p := &controllerProc{out: &testenv.SyncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(e.bin, "controller", "--kubeconfig", kc,
+	cmd := exec.Command(e.bin, append([]string{"controller", "--kubeconfig", kc,
 		"--namespace", e.runs, "--watch-namespaces", e.ns,
-		"--metrics-addr", "0", "--health-probe-addr", freeAddr(e.t),
-		"--app-poll", "200ms", "--debug")
-	p.cmd.Args = append(p.cmd.Args, extraArgs...)
-	p.cmd.Env = append(os.Environ(), "KUBECONFIG=")
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	e.t.Cleanup(func() {
-		p.kill()
-		if e.t.Failed() {
-			e.t.Logf("controller %s output:\n%s", user, p.out.String())
-		}
-	})
-	return p
-}
-
-// kill SIGKILLs the process (if still running) and waits for it.
-func (p *controllerProc) kill() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+		"--metrics-addr", "0", "--health-probe-addr", testenv.FreeAddr(e.t),
+		"--app-poll", "200ms", "--debug"}, extraArgs...)...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG=")
+	return testenv.Start(e.t, "controller "+user, cmd)
 }
 
 // kubectl runs the cluster's kubectl as the test's admin.

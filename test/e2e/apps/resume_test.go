@@ -24,7 +24,7 @@ func TestControllerKilledMidCanaryResumesAtTheSameStep(t *testing.T) {
 	}
 	held := e.waitStep("web", 0, 20)
 	canary := e.getDeployment("web-canary")
-	first.kill()
+	first.Kill()
 
 	e.startController("ctl-second")
 	time.Sleep(2 * time.Second) // ten of the second controller's polls

@@ -58,7 +58,7 @@ func TestControllerRefusesHTTPSourcesUnlessAllowed(t *testing.T) {
 		t.Errorf("with spec.allowInsecureHTTP: web-config is %s, want 3.0", got)
 	}
 
-	ctl.kill()
+	ctl.Kill()
 	e.startController("ctl-http-allowed", nil, "--allow-http-sources")
 	e.createPlan(overHTTP("web-4", "4.0", false))
 	e.waitCondition("web-4", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, 2*time.Minute)

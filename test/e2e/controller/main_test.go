@@ -12,12 +12,9 @@ package controller_test
 import (
 	"bytes"
 	"context"
-	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -76,12 +73,9 @@ func newEnv(t *testing.T) *env {
 
 // controllerProc is one `upshift controller` process.
 type controllerProc struct {
-	cmd         *exec.Cmd
-	out         *testenv.SyncBuffer
+	*testenv.Process
 	user        string
 	metricsAddr string
-	done        chan struct{}
-	err         error
 }
 
 // startController runs a controller as its own client-certificate user
@@ -92,62 +86,15 @@ func (e *env) startController(user string, extraEnv []string, extraArgs ...strin
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	p := &controllerProc{out: &testenv.SyncBuffer{}, user: user, metricsAddr: freeAddr(e.t), done: make(chan struct{})}
+	p := &controllerProc{user: user, metricsAddr: testenv.FreeAddr(e.t)}
 	args := append([]string{"controller", "--kubeconfig", kc,
 		"--namespace", e.runs, "--watch-namespaces", e.ns,
-		"--metrics-addr", p.metricsAddr, "--health-probe-addr", freeAddr(e.t),
+		"--metrics-addr", p.metricsAddr, "--health-probe-addr", testenv.FreeAddr(e.t),
 		"--lease-duration", "3s", "--lease-renew", "1s", "--debug"}, extraArgs...)
-	p.cmd = exec.Command(e.bin, args...)
-	p.cmd.Env = append(append(os.Environ(), "KUBECONFIG="), extraEnv...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	e.t.Cleanup(func() {
-		p.kill()
-		if e.t.Failed() {
-			e.t.Logf("controller %s output:\n%s", user, p.out.String())
-		}
-	})
+	cmd := exec.Command(e.bin, args...)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="), extraEnv...)
+	p.Process = testenv.Start(e.t, "controller "+user, cmd)
 	return p
-}
-
-// kill SIGKILLs the process (if still running) and waits for it.
-func (p *controllerProc) kill() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
-// killedItself tells whether the process died of SIGKILL (a failpoint).
-func (p *controllerProc) killedItself(timeout time.Duration) bool {
-	select {
-	case <-p.done:
-	case <-time.After(timeout):
-		return false
-	}
-	var ee *exec.ExitError
-	if errors.As(p.err, &ee) {
-		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && st.Signal() == syscall.SIGKILL {
-			return true
-		}
-	}
-	return false
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // createPlan creates the plan in the test's namespace.

@@ -25,8 +25,8 @@ func TestKilledControllerResumes(t *testing.T) {
 	// its step 4-5) and the app stage's backup has begun.
 	first := e.startController("ctl-killed", []string{runner.KillAfterTransitionEnv + "=6"})
 	e.createPlan(e.webPlan("web-2", "2.0", "2.0", "upgrader", false))
-	if !first.killedItself(time.Minute) {
-		t.Fatalf("the first controller did not die at its failpoint:\n%s", first.out.String())
+	if !first.KilledItself(time.Minute) {
+		t.Fatalf("the first controller did not die at its failpoint:\n%s", first.Out.String())
 	}
 	p := e.getPlan("web-2")
 	if p.Status.Phase != v1alpha1.RunRunning {
@@ -95,16 +95,16 @@ func TestStoppedControllerHandsOver(t *testing.T) {
 	e.createPlan(e.webPlan("web-2", "2.0", "2.0", "upgrader", true))
 	e.waitCondition("web-2", v1alpha1.ConditionWaitingForApproval, metav1.ConditionTrue, "", time.Minute)
 
-	if err := first.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := first.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-first.done:
+	case <-first.Done():
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the controller did not exit within 20s of SIGTERM:\n%s", first.out.String())
+		t.Fatalf("the controller did not exit within 20s of SIGTERM:\n%s", first.Out.String())
 	}
-	if first.err != nil {
-		t.Errorf("the controller exited with %v after SIGTERM, want 0", first.err)
+	if first.Err() != nil {
+		t.Errorf("the controller exited with %v after SIGTERM, want 0", first.Err())
 	}
 	if _, valid, err := lease.Holder(e.ctx, e.cs, e.runs, "upshift"); err != nil || valid {
 		t.Errorf("the run's lease is still held after SIGTERM (err %v)", err)

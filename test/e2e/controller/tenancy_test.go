@@ -151,7 +151,7 @@ func TestFinishedPlansAreAppliedOncePerGeneration(t *testing.T) {
 		}
 	}
 	quiet("after the prunes")
-	ctl.kill()
+	ctl.Kill()
 	e.startController(user, nil, "--keep-runs", "1")
 	quiet("after a restart")
 	for _, n := range names {

@@ -8,12 +8,10 @@ package profiles_test
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -113,37 +111,13 @@ func (e *env) startController(user, runs, watch string) *testenv.SyncBuffer {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	out := &testenv.SyncBuffer{}
 	cmd := exec.Command(e.bin, "controller", "--kubeconfig", kc,
 		"--namespace", runs, "--watch-namespaces", watch,
-		"--metrics-addr", freeAddr(e.t), "--health-probe-addr", freeAddr(e.t),
+		"--metrics-addr", testenv.FreeAddr(e.t), "--health-probe-addr", testenv.FreeAddr(e.t),
 		"--lease-duration", "3s", "--lease-renew", "1s", "--debug",
 		"--allow-http-sources") // the tests serve sources from http://127.0.0.1
 	cmd.Env = append(os.Environ(), "KUBECONFIG=")
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	e.t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-done
-		if e.t.Failed() {
-			e.t.Logf("controller %s output:\n%s", user, out.String())
-		}
-	})
-	return out
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return testenv.Start(e.t, "controller "+user, cmd).Out
 }
 
 func toYAML(v any) string {
