@@ -186,13 +186,21 @@ func deploy(ctx context.Context, t tenant, o Observed, d *Decision) error {
 	api := t.kube.AppsV1().Deployments(o.App.Namespace)
 	s := o.Deployment.DeepCopy()
 	withNewVersion(&s.Spec.Template, d.Image, o.App.Spec.UpgradeStrategy.HealthCheck)
-	if canaryEnabled(o.App) { // scaled down for the canary; a rolling update leaves replicas to their owner (an HPA)
+	if canaryEnabled(o.App) || o.Canary != nil { // scaled down for a canary; a rolling update leaves replicas to their owner (an HPA)
 		s.Spec.Replicas = ptr.To(d.Status.Replicas)
+	}
+	if routing(o.App) != nil && d.Status.Traffic != nil {
+		// The stable Service lets go of the old pods' hash first: it
+		// serves the Deployment's new pods as they come, and the route's
+		// stable share is never without endpoints.
+		if err := setSelector(ctx, t, o.StableService, d.Status.Traffic.StableSelector); err != nil {
+			return err
+		}
 	}
 	if _, err := api.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update deployment %s to %s: %w", s.Name, d.Image, err)
 	}
-	if routing(o.App) != nil {
+	if routing(o.App) != nil && d.Status.Traffic != nil {
 		return nil // the route still sends the canary its share: RouteBack deletes it
 	}
 	return deleteTrack(ctx, api, o.Canary)

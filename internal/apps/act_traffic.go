@@ -49,14 +49,19 @@ func setWeights(ctx context.Context, t tenant, o Observed, weight int32) error {
 // routeBack sends the whole route to the stable Service, gives the
 // Services their selectors back and deletes the canary.
 func routeBack(ctx context.Context, t tenant, o Observed, st *v1alpha1.AppRolloutStatus) error {
-	if err := setWeights(ctx, t, o, 0); err != nil {
-		return err
-	}
+	// The stable Service was let go at the promotion; the canary one
+	// selects as it did before the weights move, so neither share is
+	// ever without endpoints.
 	if err := setSelector(ctx, t, o.StableService, st.Traffic.StableSelector); err != nil {
 		return err
 	}
 	if err := setSelector(ctx, t, o.CanaryService, st.Traffic.CanarySelector); err != nil {
 		return err
+	}
+	if o.Route != nil {
+		if err := setWeights(ctx, t, o, 0); err != nil {
+			return err
+		}
 	}
 	return deleteTrack(ctx, t.kube.AppsV1().Deployments(o.App.Namespace), o.Canary)
 }

@@ -30,14 +30,21 @@ func (x *decider) actions() (Decision, bool) {
 	if x.st.Phase != v1alpha1.AppDeploying {
 		x.take(v1alpha1.AnnotationPromote) // no canary step holds: nothing to promote
 	}
+	asked := x.st.HandledActions[v1alpha1.AnnotationRetry]
 	if !x.take(v1alpha1.AnnotationRetry) {
 		return Decision{}, false
 	}
 	switch {
 	case x.st.Phase == v1alpha1.AppRolledBack:
-		return x.start(), true
+		d := x.start()
+		if d.Action != Capture {
+			// It waits (a window, the group, a Service): the retry stays
+			// asked, so the rollout is looked at again until it starts.
+			x.st.HandledActions[v1alpha1.AnnotationRetry] = asked
+		}
+		return d, true
 	case x.st.Phase == v1alpha1.AppFailed && x.st.Rollback != nil && x.st.Rollback.Done:
-		x.st.Rollback = &v1alpha1.AppRollback{Reason: x.st.Rollback.Reason}
+		x.st.Rollback = &v1alpha1.AppRollback{Reason: x.st.Rollback.Reason, Group: x.st.Rollback.Group}
 		x.st.PhaseStartedAt = &x.now
 		x.event(false, "RollbackRetried", "rolling back again")
 		return x.rollingBack(), true
@@ -63,11 +70,18 @@ func (x *decider) resumed() {
 		return
 	}
 	held := x.o.Now.Sub(x.st.PausedAt.Time)
-	for _, t := range []**metav1.Time{&x.st.PhaseStartedAt, &x.st.CanaryStepStartedAt, &x.st.PauseStartedAt} {
+	times := []**metav1.Time{&x.st.PhaseStartedAt, &x.st.CanaryStepStartedAt, &x.st.PauseStartedAt}
+	if bg := x.st.BlueGreen; bg != nil {
+		times = append(times, &bg.PreviewReadyAt, &bg.SwitchedAt)
+	}
+	for _, t := range times {
 		if *t != nil {
 			moved := metav1.NewTime((*t).Add(held))
 			*t = &moved
 		}
+	}
+	if an := x.st.Analysis; an != nil {
+		an.StartedAt = metav1.NewTime(an.StartedAt.Add(held))
 	}
 	x.st.PausedAt = nil
 	x.event(false, "Resumed", fmt.Sprintf("resumed after %s paused", held.Round(time.Second)))

@@ -93,6 +93,15 @@ func (x *decider) previewing() Decision {
 	}
 	bg, st := blueGreen(x.app), x.st.BlueGreen
 	where := fmt.Sprintf("preview deployment %s", previewName(x.app))
+	if p := x.o.Preview; p != nil && !x.mine(p.Annotations) {
+		return x.fail(fmt.Sprintf("deployment %s exists and this rollout did not create it (%s): rename it, or name this rollout's Deployment otherwise", p.Name, origin(p.Annotations)))
+	}
+	if st.PreviewReadyAt != nil && maps.Equal(x.o.ActiveService.Spec.Selector, previewSelector(st)) {
+		// Switched already: the save after the switch was lost.
+		st.SwitchedAt = &x.now
+		x.st.Phase, x.st.PhaseStartedAt = v1alpha1.AppHealthChecking, &x.now
+		return Decision{RequeueAfter: soon}
+	}
 	if !x.previewAt() {
 		if x.o.StableHash == "" {
 			x.st.Message = "waiting for the Deployment's ReplicaSet to pin the active Service to"
@@ -173,6 +182,9 @@ func (x *decider) switched() Decision {
 	bg, st := blueGreen(x.app), x.st.BlueGreen
 	if why := x.servicesMissing(); why != "" {
 		return x.fail(why)
+	}
+	if x.o.Deployment == nil {
+		return x.fail(fmt.Sprintf("deployment %s/%s was deleted during the rollout", x.app.Namespace, deploymentName(x.app)))
 	}
 	if a := analysisFor(x.app, v1alpha1.AnalysisPostPromotion); a != nil {
 		if d, stop := x.analyse(v1alpha1.AnalysisPostPromotion, a); stop {

@@ -2,6 +2,7 @@ package apps
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -24,13 +25,20 @@ func (x *decider) canaryStep() Decision {
 	if routing(x.app) != nil {
 		stable = x.st.Replicas // the route weighs the traffic; the stable version keeps its pods
 	}
+	if c := x.o.Canary; c != nil && !x.mine(c.Annotations) {
+		return x.fail(fmt.Sprintf("deployment %s exists and this rollout did not create it (%s): rename it, or name this rollout's Deployment otherwise", c.Name, origin(c.Annotations)))
+	}
+	if routing(x.app) != nil && x.o.StableHash == "" {
+		x.st.Message = where(i, len(steps), step.Weight, canary, stable) + ": waiting for the Deployment's ReplicaSet to pin the stable Service to"
+		return Decision{RequeueAfter: x.o.Poll}
+	}
 	if x.st.CanaryStepStartedAt == nil && !x.canaryAt(canary, stable) {
 		if d, wait := x.outsideWindow(fmt.Sprintf("canary step %d", i+1)); wait {
 			return d
 		}
 	}
 	x.st.CanaryWeight = step.Weight
-	where := fmt.Sprintf("canary step %d/%d, weight %d%% (%d canary, %d stable)", i+1, len(steps), step.Weight, canary, stable)
+	where := where(i, len(steps), step.Weight, canary, stable)
 	if !x.canaryAt(canary, stable) {
 		if x.st.CanaryStepStartedAt == nil {
 			x.st.CanaryStepStartedAt = &x.now
@@ -67,6 +75,17 @@ func (x *decider) canaryStep() Decision {
 	x.st.CanaryStep++
 	x.st.CanaryStepStartedAt, x.st.PauseStartedAt = nil, nil
 	return x.canaryStep()
+}
+
+// where says which step a canary is at, for messages.
+func where(i, n int, weight, canary, stable int32) string {
+	return fmt.Sprintf("canary step %d/%d, weight %d%% (%d canary, %d stable)", i+1, n, weight, canary, stable)
+}
+
+// mine tells whether an object's annotations mark it as made by an
+// attempt of this rollout (this one or an earlier one).
+func (x *decider) mine(annotations map[string]string) bool {
+	return strings.HasPrefix(annotations[AnnotationAttempt], string(x.app.UID)+"/")
 }
 
 // canaryAt tells whether the canary Deployment is this attempt's, at the

@@ -15,9 +15,14 @@ func (x *decider) migrating() Decision {
 	name := MigrationJobName(x.app, x.st.TargetVersion, x.st.Attempt)
 	job := x.o.Migration
 	if x.st.MigrationJob == "" {
-		if job != nil {
+		switch {
+		case job != nil && x.ours(job.Annotations):
+			x.st.MigrationJob = name // created before a crash or a refused save kept the status from saying so
+		case job != nil:
 			return x.fail(fmt.Sprintf("job %s exists and this attempt did not create it (%s): delete it, or retry so the next attempt runs its own", name, origin(job.Annotations)))
 		}
+	}
+	if x.st.MigrationJob == "" {
 		x.st.MigrationJob = name
 		x.st.Message = fmt.Sprintf("migration Job %s runs (%s)", name, x.app.Spec.UpgradeStrategy.MigrationJob.Image)
 		x.event(false, "MigrationStarted", "created migration Job "+name)
@@ -71,6 +76,9 @@ func origin(annotations map[string]string) string {
 // step by canary step.
 func (x *decider) deploying() Decision {
 	if blueGreen(x.app) != nil {
+		if x.st.BlueGreen == nil {
+			return x.fail("spec.upgradeStrategy became BlueGreen during the rollout: it is rolled back; the next starts blue-green")
+		}
 		return x.measuring(x.previewing())
 	}
 	if !canaryEnabled(x.app) {
@@ -81,6 +89,20 @@ func (x *decider) deploying() Decision {
 	}
 	if x.o.Deployment == nil {
 		return x.fail(fmt.Sprintf("deployment %s/%s was deleted during the rollout", x.app.Namespace, deploymentName(x.app)))
+	}
+	if firstImage(x.o.Deployment) == x.newImage() {
+		// Promoted already: the save after the promotion was lost (a
+		// crash, a refused write). Scaling the canary again would undo it.
+		x.st.Phase, x.st.PhaseStartedAt = v1alpha1.AppHealthChecking, &x.now
+		x.st.PauseStartedAt = nil
+		x.stopAnalysis()
+		return Decision{RequeueAfter: soon}
+	}
+	if why := x.routeMissing(); why != "" {
+		return x.fail(why)
+	}
+	if routing(x.app) != nil && x.st.Traffic == nil {
+		return x.fail("spec.upgradeStrategy.canary.trafficRouting was set during the rollout: it is rolled back; the next starts with the route")
 	}
 	if d, stop := x.canaryAnalysis(); stop {
 		return d
@@ -126,7 +148,7 @@ func (x *decider) healthChecking() Decision {
 	if blueGreen(x.app) != nil && x.st.BlueGreen != nil && x.st.BlueGreen.SwitchedAt != nil {
 		return x.measuring(x.switched())
 	}
-	if routing(x.app) != nil {
+	if routing(x.app) != nil && x.st.Traffic != nil {
 		return x.healthy(RouteBack)
 	}
 	return x.healthy(None)

@@ -23,7 +23,7 @@ func observe(ctx context.Context, t tenant, o *Observed) error {
 	if o.Deployment, err = get(ctx, deps.Get, deploymentName(app), "deployments", app); err != nil {
 		return err
 	}
-	if canaryEnabled(app) && moving(st.Phase) { // a routed canary stays until the route is back
+	if moving(st.Phase) { // also when the canary was turned off mid-rollout: promotion deletes it
 
 		if o.Canary, err = get(ctx, deps.Get, canaryName(app), "deployments", app); err != nil {
 			return err

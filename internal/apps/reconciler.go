@@ -90,7 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if why := r.o.Refuse(app.Namespace, app.Spec.ServiceAccountName); why != "" {
 		return r.refused(ctx, app, why)
 	}
-	if !moving(app.Status.Phase) || app.Status.Phase == v1alpha1.AppPending {
+	if mayStart(app.Status.Phase) {
 		if errs := Validate(app, r.o.Egress); len(errs) > 0 {
 			return r.refused(ctx, app, errs.ToAggregate().Error()+": fix the rollout; nothing was changed")
 		}
@@ -197,4 +197,15 @@ func countIn(o Observed, d Decision) {
 	for _, m := range o.Measurements {
 		metrics.AppMeasurements.WithLabelValues(string(m.Phase)).Inc()
 	}
+}
+
+// mayStart tells a phase from which a rollout may start an attempt: what
+// it would start is validated first. A rollout under way is not (its
+// rollback must never be held by a spec edited since it began).
+func mayStart(p v1alpha1.AppPhase) bool {
+	switch p {
+	case "", v1alpha1.AppPending, v1alpha1.AppHealthy, v1alpha1.AppRolledBack:
+		return true
+	}
+	return false
 }

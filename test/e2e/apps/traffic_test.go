@@ -29,9 +29,16 @@ func (e *env) installHTTPRoutes() {
 	if out, err := e.kubectl("", "apply", "--server-side", "-f", crd); err != nil {
 		e.t.Fatalf("install %s: %v\n%s", crd, err, out)
 	}
-	if out, err := e.kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/httproutes.gateway.networking.k8s.io"); err != nil {
-		e.t.Fatalf("wait for the HTTPRoute CRD: %v\n%s", err, out)
+	// Until it is served: kubectl wait can come before the CRD is known.
+	var last string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		out, err := e.kubectl("", "get", "httproutes", "-A")
+		if err == nil {
+			return
+		}
+		last = out
 	}
+	e.t.Fatalf("the HTTPRoute CRD is not served after a minute:\n%s", last)
 }
 
 // A canary routed by a Gateway API HTTPRoute: at each step the route's
