@@ -89,6 +89,9 @@ func (g *guardedLock) Update(ctx context.Context, rec rl.LeaderElectionRecord) e
 	}
 	sent := time.Now()
 	err := g.Interface.Update(ctx, rec)
+	if rec.HolderIdentity == "" {
+		err = g.releaseAgain(ctx, rec, err)
+	}
 	g.noteWrite(rec, sent, err, false)
 	if err == nil && rec.HolderIdentity == g.Identity() {
 		// The elector updates only the record it has just read (the
@@ -98,6 +101,28 @@ func (g *guardedLock) Update(ctx context.Context, rec rl.LeaderElectionRecord) e
 			g.replaced = bytes.Clone(g.lastRaw)
 		}
 		g.mu.Unlock()
+	}
+	return err
+}
+
+// releaseAgain retries a release refused for a newer version: a renewal
+// that the release cancelled may still land after the elector's read
+// just before it. Read again, and release what is still ours; a release
+// that fails leaves the lease held until it expires, and every other
+// driver waiting that long.
+func (g *guardedLock) releaseAgain(ctx context.Context, rec rl.LeaderElectionRecord, err error) error {
+	for range 3 {
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		cur, _, gerr := g.Get(ctx)
+		if gerr != nil {
+			return gerr
+		}
+		if cur.HolderIdentity != g.Identity() {
+			return errNotOurs
+		}
+		err = g.Interface.Update(ctx, rec)
 	}
 	return err
 }
