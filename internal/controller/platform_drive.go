@@ -69,24 +69,8 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 	key := client.ObjectKeyFromObject(pu)
 	log := r.log.WithValues("platformupgrade", key.String())
 	who := serviceAccountUser(pu.Namespace, pu.Spec.ServiceAccountName)
-	end := func(phase v1alpha1.PlatformPhase, reason, msg string) {
-		msg = redact.Text(msg)
-		d.update(func(p *PlatformProgress) { p.Phase, p.Message = phase, msg })
-		typ := corev1.EventTypeNormal
-		if phase != v1alpha1.PlatformSucceeded {
-			typ = corev1.EventTypeWarning
-		}
-		r.recorder.Event(pu, typ, reason, clip(msg))
-	}
-	var until time.Time // when a hop waiting for a window is tried again
-	block := func(reason, msg string) {
-		msg = redact.Text(msg)
-		log.Info("upgrade blocked", "reason", reason, "message", msg)
-		d.update(func(p *PlatformProgress) { p.Phase, p.Message = v1alpha1.PlatformBlocked, msg })
-		if r.drives.blocked.block(key, Blocked{Generation: pu.Generation, At: time.Now(), Reason: reason, Message: msg, Until: until}) {
-			r.recorder.Event(pu, corev1.EventTypeWarning, reason, clip(msg))
-		}
-	}
+	end, blockUntil := r.reporting(d, pu, log)
+	block := func(reason, msg string) { blockUntil(time.Time{}, reason, msg) }
 	if why := r.self.refusal(v1alpha1.PlatformUpgradeKind, pu.Namespace, pu.Spec.ServiceAccountName, "spec.serviceAccountName"); why != "" {
 		block(v1alpha1.ReasonInvalid, why)
 		return
@@ -137,19 +121,36 @@ func (r *PlatformReconciler) drive(ctx context.Context, d *platformDrive, pu *v1
 		return
 	}
 	if out := res.Stopped; out != nil {
-		var window *runner.WindowWait
-		if errors.As(out.Stopped, &window) {
-			// Nothing of the hop's stage began: tried again when the
-			// next window opens.
-			until = window.Next
-			block(v1alpha1.ReasonWaitingForWindow, window.Error())
-			return
-		}
-		r.stopped(out, block, end)
+		r.stopped(out, blockUntil, end)
 		return
 	}
 	r.drives.blocked.unblock(key)
 	end(v1alpha1.PlatformSucceeded, ReasonUpgradeDone, fmt.Sprintf("the platform runs %s", target))
+}
+
+// reporting is how a drive records its end (end), or why it could not
+// go on and when to try again (blockUntil; zero: after the backoff).
+func (r *PlatformReconciler) reporting(d *platformDrive, pu *v1alpha1.PlatformUpgrade, log logr.Logger) (
+	end func(v1alpha1.PlatformPhase, string, string), blockUntil func(time.Time, string, string)) {
+	key := client.ObjectKeyFromObject(pu)
+	end = func(phase v1alpha1.PlatformPhase, reason, msg string) {
+		msg = redact.Text(msg)
+		d.update(func(p *PlatformProgress) { p.Phase, p.Message = phase, msg })
+		typ := corev1.EventTypeNormal
+		if phase != v1alpha1.PlatformSucceeded {
+			typ = corev1.EventTypeWarning
+		}
+		r.recorder.Event(pu, typ, reason, clip(msg))
+	}
+	blockUntil = func(until time.Time, reason, msg string) {
+		msg = redact.Text(msg)
+		log.Info("upgrade blocked", "reason", reason, "message", msg)
+		d.update(func(p *PlatformProgress) { p.Phase, p.Message = v1alpha1.PlatformBlocked, msg })
+		if r.drives.blocked.block(key, Blocked{Generation: pu.Generation, At: time.Now(), Reason: reason, Message: msg, Until: until}) {
+			r.recorder.Event(pu, corev1.EventTypeWarning, reason, clip(msg))
+		}
+	}
+	return end, blockUntil
 }
 
 // openCatalog opens the upgrade's catalog with its values, as the
@@ -294,9 +295,15 @@ func (r *PlatformReconciler) failed(err error, who string, block func(string, st
 }
 
 // stopped records a hop that did not succeed.
-func (r *PlatformReconciler) stopped(out *runner.Result, block func(string, string), end func(v1alpha1.PlatformPhase, string, string)) {
+func (r *PlatformReconciler) stopped(out *runner.Result, blockUntil func(time.Time, string, string), end func(v1alpha1.PlatformPhase, string, string)) {
 	run := out.Run
+	block := func(reason, msg string) { blockUntil(time.Time{}, reason, msg) }
+	var window *runner.WindowWait
 	switch {
+	case errors.As(out.Stopped, &window):
+		// Nothing of the hop's stage began: tried again when the next
+		// window opens.
+		blockUntil(window.Next, v1alpha1.ReasonWaitingForWindow, window.Error())
 	case out.Stopped != nil && !errors.Is(out.Stopped, runner.ErrAborted) && !errors.Is(out.Stopped, runner.ErrInterrupted):
 		// The API server went away or the lease was lost: the hop stays
 		// as saved and is resumed after a backoff.
