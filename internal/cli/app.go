@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/apps"
 	"github.com/upshift-dev/upshift/internal/controller"
 )
 
@@ -32,10 +33,11 @@ See docs/apps.md.`,
 	}
 	cmd.PersistentFlags().StringVarP(&af.namespace, "namespace", "n", "", "the rollouts' namespace (default: the kubeconfig context's)")
 	cmd.AddCommand(newAppGetCommand(af),
-		newAppActionCommand(af, "promote", v1alpha1.AnnotationPromote, "End the pause of the canary step the rollout holds"),
-		newAppActionCommand(af, "abort", v1alpha1.AnnotationAbort, "Fail the rollout and roll it back to the Deployment as captured"),
-		newAppActionCommand(af, "retry", v1alpha1.AnnotationRetry, "Start a rolled-back version again, or roll a failed rollback back again"),
-		newAppPauseCommand(af, "pause", true), newAppPauseCommand(af, "resume", false))
+		newAppActionCommand(af, apps.RequestPromote, "End the pause of the canary step the rollout holds (annotation "+v1alpha1.AnnotationPromote+")"),
+		newAppActionCommand(af, apps.RequestAbort, "Fail the rollout and roll it back to the Deployment as captured (annotation "+v1alpha1.AnnotationAbort+")"),
+		newAppActionCommand(af, apps.RequestRetry, "Start a rolled-back version again, or roll a failed rollback back again (annotation "+v1alpha1.AnnotationRetry+")"),
+		newAppActionCommand(af, apps.RequestPause, "Set spec.paused to true: the rollout stops at the step it is at"),
+		newAppActionCommand(af, apps.RequestResume, "Set spec.paused to false: the rollout goes on from there"))
 	return cmd
 }
 
@@ -122,39 +124,26 @@ func printOut(cmd *cobra.Command, output string, obj any, table func()) error {
 	return nil
 }
 
-// newAppActionCommand sets an action annotation to the time now, a value
-// the controller has not acted on.
-func newAppActionCommand(af *appFlags, verb, annotation, short string) *cobra.Command {
+// newAppActionCommand asks for an action (apps.Patch: an annotation set
+// to the time now, or spec.paused).
+func newAppActionCommand(af *appFlags, act apps.Request, short string) *cobra.Command {
 	return &cobra.Command{
-		Use:   verb + " NAME",
-		Short: short + " (annotation " + annotation + ")",
+		Use:   string(act) + " NAME",
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{annotation: time.Now().UTC().Format(time.RFC3339Nano)}}}
-			return patchApp(cmd, af, args[0], patch, fmt.Sprintf("approllout/%s: %s requested", args[0], verb))
-		},
-	}
-}
-
-func newAppPauseCommand(af *appFlags, verb string, paused bool) *cobra.Command {
-	return &cobra.Command{
-		Use:   verb + " NAME",
-		Short: fmt.Sprintf("Set spec.paused to %t: the rollout %s", paused, map[bool]string{true: "stops at the step it is at", false: "goes on from there"}[paused]),
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			patch := map[string]any{"spec": map[string]any{"paused": paused}}
-			return patchApp(cmd, af, args[0], patch, fmt.Sprintf("approllout/%s: %sd", args[0], verb))
+			patch, err := apps.Patch(act, time.Now(), "")
+			if err != nil {
+				return err
+			}
+			return patchApp(cmd, af, args[0], patch, fmt.Sprintf("approllout/%s: %s requested", args[0], act))
 		},
 	}
 }
 
 // patchApp merge-patches the rollout and prints done.
-func patchApp(cmd *cobra.Command, af *appFlags, name string, patch map[string]any, done string) error {
+func patchApp(cmd *cobra.Command, af *appFlags, name string, b []byte, done string) error {
 	c, ns, err := af.client()
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(patch)
 	if err != nil {
 		return err
 	}

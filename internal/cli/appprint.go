@@ -7,16 +7,16 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
+	"github.com/upshift-dev/upshift/internal/apps"
 )
 
 // printAppList prints one line per rollout, kubectl's columns and the
 // step the canary is at.
-func printAppList(w io.Writer, apps []v1alpha1.AppRollout, namespaces bool, now time.Time) {
-	if len(apps) == 0 {
+func printAppList(w io.Writer, list []v1alpha1.AppRollout, namespaces bool, now time.Time) {
+	if len(list) == 0 {
 		fmt.Fprintln(w, "No AppRollouts found.")
 		return
 	}
@@ -25,13 +25,13 @@ func printAppList(w io.Writer, apps []v1alpha1.AppRollout, namespaces bool, now 
 		fmt.Fprint(tw, "NAMESPACE\t")
 	}
 	fmt.Fprintln(tw, "NAME\tVERSION\tTARGET\tPHASE\tSTEP\tAGE\tMESSAGE")
-	for i := range apps {
-		a := &apps[i]
+	for i := range list {
+		a := &list[i]
 		if namespaces {
 			fmt.Fprintf(tw, "%s\t", a.Namespace)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, dash(a.Status.CurrentVersion), dash(a.Status.TargetVersion),
-			appPhase(a), dash(stepOf(a)), duration.HumanDuration(now.Sub(a.CreationTimestamp.Time)), oneLine(a.Status.Message))
+			apps.Display(a), dash(apps.StepOf(a)), duration.HumanDuration(now.Sub(a.CreationTimestamp.Time)), oneLine(a.Status.Message))
 	}
 	tw.Flush()
 }
@@ -41,7 +41,7 @@ func printAppList(w io.Writer, apps []v1alpha1.AppRollout, namespaces bool, now 
 // conditions.
 func printApp(w io.Writer, a *v1alpha1.AppRollout, now time.Time) {
 	st := a.Status
-	fmt.Fprintf(w, "approllout %s/%s: %s\n", a.Namespace, a.Name, appPhase(a))
+	fmt.Fprintf(w, "approllout %s/%s: %s\n", a.Namespace, a.Name, apps.Display(a))
 	fmt.Fprintf(w, "  version   %s → %s (%s, attempt %d)\n", dash(st.CurrentVersion), dash(orSpec(st.TargetVersion, a.Spec.Version)), a.Spec.UpgradeStrategy.Type, st.Attempt)
 	if st.StableImage != "" {
 		fmt.Fprintf(w, "  stable    %s, %d replicas\n", st.StableImage, st.Replicas)
@@ -81,66 +81,22 @@ func printApp(w io.Writer, a *v1alpha1.AppRollout, now time.Time) {
 
 // stepStrip draws the canary steps: "10% ✓ → [50% holding 4m left] → 100%".
 func stepStrip(a *v1alpha1.AppRollout, now time.Time) string {
-	c := a.Spec.UpgradeStrategy.Canary
-	if c == nil || !c.Enabled || a.Spec.UpgradeStrategy.Type == v1alpha1.StrategyRolling {
-		return ""
-	}
-	st := a.Status
-	deploying := st.Phase == v1alpha1.AppDeploying
-	parts := make([]string, len(c.Steps))
-	for i, s := range c.Steps {
+	steps := apps.Steps(a, now)
+	parts := make([]string, len(steps))
+	for i, s := range steps {
 		p := fmt.Sprintf("%d%%", s.Weight)
 		if s.Pause > 0 {
 			p += fmt.Sprintf(" %ds", s.Pause)
 		}
-		switch {
-		case deploying && int32(i) == st.CanaryStep:
-			p = "[" + p + currentStep(s, st, now) + "]"
-		case deploying && int32(i) < st.CanaryStep, st.Phase == v1alpha1.AppHealthChecking, st.Phase == v1alpha1.AppHealthy && st.Attempt > 0:
+		switch s.State {
+		case apps.StepCurrent:
+			p = "[" + p + ": " + s.Detail + "]"
+		case apps.StepDone:
 			p += " ✓"
 		}
 		parts[i] = p
 	}
 	return strings.Join(parts, " → ")
-}
-
-// currentStep says what the step the canary is at waits for.
-func currentStep(s v1alpha1.AppCanaryStep, st v1alpha1.AppRolloutStatus, now time.Time) string {
-	if st.PauseStartedAt == nil {
-		return ": pods starting"
-	}
-	left := st.PauseStartedAt.Add(time.Duration(s.Pause) * time.Second).Sub(now)
-	if st.PausedAt != nil {
-		left = st.PauseStartedAt.Add(time.Duration(s.Pause) * time.Second).Sub(st.PausedAt.Time)
-	}
-	if left <= 0 {
-		return ": moving on"
-	}
-	return ": holding, " + duration.HumanDuration(left) + " left"
-}
-
-// stepOf is the list's STEP column: "2/3 50%" while a canary moves.
-func stepOf(a *v1alpha1.AppRollout) string {
-	c := a.Spec.UpgradeStrategy.Canary
-	if a.Status.Phase != v1alpha1.AppDeploying || c == nil || len(c.Steps) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d %d%%", a.Status.CanaryStep+1, len(c.Steps), a.Status.CanaryWeight)
-}
-
-// appPhase is the phase, with Paused or Stalled when a person holds it.
-func appPhase(a *v1alpha1.AppRollout) string {
-	p := string(a.Status.Phase)
-	if p == "" {
-		p = "New"
-	}
-	if meta.IsStatusConditionTrue(a.Status.Conditions, v1alpha1.ConditionPaused) {
-		p += " (paused)"
-	}
-	if c := meta.FindStatusCondition(a.Status.Conditions, v1alpha1.ConditionStalled); c != nil && c.Status == "True" && c.Reason != string(a.Status.Phase) {
-		p += " (" + c.Reason + ")"
-	}
-	return p
 }
 
 func dash(s string) string {

@@ -56,7 +56,7 @@ func (s *Server) routes() []route {
 	infraStart := route{method: "POST", path: "/api/linux/upgrade/infra/upgrade", access: act,
 		summary: "Start the infrastructure upgrade: the catalog's hops to targetVersion (none: the server's --target, else the catalog's newest release), driven in the background",
 		request: UpgradeRequest{}, response: Progress{}, handler: s.handleInfraUpgrade}
-	return []route{
+	return append([]route{
 		{method: "GET", path: "/api/health", access: open, summary: "Health", response: map[string]string{}, handler: handleHealth},
 		{method: "POST", path: "/api/auth/login", access: open, summary: "Log in with a password; the answer's token goes into Authorization: Bearer",
 			request: LoginRequest{}, response: LoginResponse{}, handler: s.handleLogin},
@@ -95,7 +95,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/runs/{name}/retry", access: act, summary: "Retry the run, in the background", response: RunSummary{}, status: http.StatusAccepted, handler: s.handleRetry},
 		{method: "POST", path: "/api/plans/preview", access: act, summary: "Validate, preflight and preview an uploaded plan (YAML or JSON); changes nothing",
 			request: v1alpha1.UpgradePlan{}, response: PlanPreviewResult{}, contentType: "application/yaml", handler: s.handlePlanPreview},
-	}
+	}, s.appRoutes()...)
 }
 
 // Handler serves the API under /api and the UI elsewhere.

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/clients"
@@ -74,6 +75,8 @@ type Server struct {
 	failedLogins *loginLimits
 	// appPlanName is the app plan's name ("" without one).
 	appPlanName string
+	// apps reads and patches AppRollouts (apps.go).
+	apps client.Client
 }
 
 // New connects to the cluster and watches its runs; Start begins
@@ -109,7 +112,11 @@ func New(cfg Config) (*Server, error) {
 		}
 		appPlanName = l.Plan.Name
 	}
-	s := &Server{cfg: cfg, deps: deps, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace, started: time.Now().UTC()},
+	ac, err := appsClient(cfg.Rest)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, deps: deps, apps: ac, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace, started: time.Now().UTC()},
 		failedLogins: newLoginLimits(), appPlanName: appPlanName}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.closeStreams = context.WithCancel(s.ctx)

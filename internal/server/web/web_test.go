@@ -148,7 +148,8 @@ func TestNoExternalReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := string(b)
+		// The SVG namespace is a name, never fetched (dom.js's svg).
+		s := strings.ReplaceAll(string(b), "'http://www.w3.org/2000/svg'", "SVG_NS")
 		if m := anyScheme.FindString(s); m != "" {
 			t.Errorf("%s: refers to %q, an external URL", name, m)
 		}

@@ -9,9 +9,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
 // deployment creates a Deployment of replicas pods running image.
@@ -45,41 +46,11 @@ func (e *env) getDeployment(name string) *appsv1.Deployment {
 	return d
 }
 
-// grant gives ServiceAccount sa of the test's namespace (made unless it
-// is "default") what a rollout needs: its Deployments, Jobs, and the
-// Secrets its backups are kept in.
+// grant gives ServiceAccount sa of the test's namespace what a rollout
+// needs (testenv.GrantRollouts).
 func (e *env) grant(sa string) {
 	e.t.Helper()
-	if sa != "default" {
-		if _, err := e.cs.CoreV1().ServiceAccounts(e.ns).Create(e.ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{}); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "rollout-" + sa},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: all},
-			{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
-			{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"get", "update"}},
-			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: all},
-			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: all},
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
-		},
-	}
-	if _, err := e.cs.RbacV1().Roles(e.ns).Create(e.ctx, role, metav1.CreateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
-	rb := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: e.ns}},
-	}
-	if _, err := e.cs.RbacV1().RoleBindings(e.ns).Create(e.ctx, rb, metav1.CreateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	testenv.GrantRollouts(e.t, e.ctx, e.cs, e.ns, sa)
 }
 
 // seedManifest is the ManagedApplication of the application-upgrade

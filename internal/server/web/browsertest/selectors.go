@@ -45,7 +45,7 @@ func Progress(kind string) string { return "#" + kind + "-progress" }
 // TestIDs are the data-testid names the UI sets, by page.
 var TestIDs = []string{
 	// Every page.
-	"nav-upgrade", "nav-runs", "nav-preview", "logout", "session-role", "skip-link",
+	"nav-upgrade", "nav-runs", "nav-apps", "nav-preview", "logout", "session-role", "skip-link",
 	// Login.
 	"login-password", "login-submit", "login-error", "login-heading", "login-notice",
 	// Wizard frame.
@@ -69,6 +69,10 @@ var TestIDs = []string{
 	// Runs.
 	"runs-heading", "runs-table", "run-row", "runs-refresh", "runs-error",
 	"run-heading", "run-summary", "run-phase", "run-failure", "run-actions", "run-error", "run-checks", "run-preview", "preview-result",
+	// App rollouts.
+	"apps-heading", "apps-table", "app-row", "apps-error", "app-heading", "app-error", "app-actions", "app-summary", "app-phase",
+	"app-message", "app-next-window", "app-steps", "app-step", "app-analysis", "analysis-phase", "app-metric", "metric-chart",
+	"measurements", "app-rollback", "app-conditions", "app-promote", "app-abort", "app-retry", "app-pause", "app-resume",
 	// Preview page.
 	"preview-heading", "plan-text", "preview-submit", "preview-output", "preview-error",
 }

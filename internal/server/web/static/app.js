@@ -1,11 +1,12 @@
-// The app: a hash router (#/ the wizard, #/runs, #/runs/NAME, #/preview,
-// #/login) that shows the login screen while there is no session.
+// The app: a hash router (#/ the wizard, #/runs, #/runs/NAME, #/apps,
+// #/apps/NS/NAME, #/preview, #/login) that shows the login screen while there is no session.
 
 import { session } from './api.js';
 import { announce, startTicker, text } from './dom.js';
 import { renderLogin } from './login.js';
 import { renderWizard } from './wizard.js';
 import { renderRuns, renderRun, renderPreviewPage } from './runs.js';
+import { renderApps, renderApp } from './apps.js';
 
 const AFTER_LOGIN = 'upshift.afterLogin';
 
@@ -70,6 +71,11 @@ function render() {
     view = renderRuns(main);
   } else if ((m = path.match(/^\/runs\/([^/]+)$/))) {
     view = renderRun(main, decodeURIComponent(m[1]));
+  } else if (path === '/apps') {
+    document.title = 'App rollouts · Upshift';
+    view = renderApps(main);
+  } else if ((m = path.match(/^\/apps\/([^/]+)\/([^/]+)$/))) {
+    view = renderApp(main, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
   } else if (path === '/preview') {
     document.title = 'Preview a plan · Upshift';
     view = renderPreviewPage(main);

@@ -24,6 +24,19 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// svg builds an SVG element as h builds an HTML one (attributes with
+// setAttribute, class included; children as h's).
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'dataset') Object.assign(el.dataset, v);
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
 function append(el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;

@@ -1,7 +1,7 @@
 // Runs the UI modules' tests in the browser (web_browser_test.go imports
 // this module and calls run): every suite exports tests, name → function.
 
-const SUITES = ['./model.test.js', './sse.test.js', './dom.test.js'];
+const SUITES = ['./model.test.js', './sse.test.js', './dom.test.js', './appmodel.test.js'];
 
 export async function run() {
   const failures = [];

@@ -1,0 +1,104 @@
+package apps
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/upshift-dev/upshift/api/v1alpha1"
+)
+
+func viewRollout(phase v1alpha1.AppPhase, step int32) *v1alpha1.AppRollout {
+	a := &v1alpha1.AppRollout{}
+	a.Spec.UpgradeStrategy.Type = v1alpha1.StrategyCanary
+	a.Spec.UpgradeStrategy.Canary = &v1alpha1.AppCanary{Enabled: true, Steps: []v1alpha1.AppCanaryStep{{Weight: 10, Pause: 60}, {Weight: 50, Pause: 600}, {Weight: 100}}}
+	a.Status.Phase, a.Status.CanaryStep, a.Status.Attempt = phase, step, 1
+	return a
+}
+
+func TestStepsMarkTheCurrentOneAndWhatItWaitsFor(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	a := viewRollout(v1alpha1.AppDeploying, 1)
+	if got := Steps(a, now); got[0].State != StepDone || got[1].State != StepCurrent || got[1].Detail != "pods starting" || got[2].State != StepPending {
+		t.Errorf("pods starting at step 2: %+v", got)
+	}
+	a.Status.PauseStartedAt = &metav1.Time{Time: now.Add(-6 * time.Minute)}
+	if got := Steps(a, now)[1].Detail; got != "holding, 4m left" {
+		t.Errorf("6m into a 10m pause: %q", got)
+	}
+	// spec.paused stops the pause's clock where it was.
+	a.Status.PausedAt = &metav1.Time{Time: now.Add(-5 * time.Minute)}
+	if got := Steps(a, now)[1].Detail; got != "holding, 9m left" {
+		t.Errorf("paused 1m into the pause: %q", got)
+	}
+	a.Status.PausedAt = nil
+	if got := Steps(a, now.Add(time.Hour))[1].Detail; got != "moving on" {
+		t.Errorf("past the pause: %q", got)
+	}
+	for _, p := range []v1alpha1.AppPhase{v1alpha1.AppHealthChecking, v1alpha1.AppHealthy} {
+		for _, s := range Steps(viewRollout(p, 2), now) {
+			if s.State != StepDone {
+				t.Errorf("%s: step %d%% is %s", p, s.Weight, s.State)
+			}
+		}
+	}
+	rolling := viewRollout(v1alpha1.AppDeploying, 0)
+	rolling.Spec.UpgradeStrategy.Type = v1alpha1.StrategyRolling
+	if got := Steps(rolling, now); got != nil {
+		t.Errorf("a Rolling rollout ignores its canary steps: %+v", got)
+	}
+	if got := StepOf(a); got != "2/3 0%" {
+		t.Errorf("StepOf: %q", got)
+	}
+}
+
+func TestRequestsAreWhatDecideAnswers(t *testing.T) {
+	failed := viewRollout(v1alpha1.AppFailed, 0)
+	failed.Status.Rollback = &v1alpha1.AppRollback{Reason: "x"}
+	failedDone := failed.DeepCopy()
+	failedDone.Status.Rollback.Done = true
+	paused := viewRollout(v1alpha1.AppDeploying, 0)
+	paused.Spec.Paused = true
+	for _, c := range []struct {
+		name string
+		a    *v1alpha1.AppRollout
+		want []Request
+	}{
+		{"canary step", viewRollout(v1alpha1.AppDeploying, 1), []Request{RequestPromote, RequestAbort, RequestPause}},
+		{"migrating", viewRollout(v1alpha1.AppMigrating, 0), []Request{RequestAbort, RequestPause}},
+		{"rolling back", failed, []Request{RequestPause}},
+		{"rollback failed", failedDone, []Request{RequestRetry, RequestPause}},
+		{"rolled back", viewRollout(v1alpha1.AppRolledBack, 0), []Request{RequestRetry, RequestPause}},
+		{"healthy", viewRollout(v1alpha1.AppHealthy, 2), []Request{RequestPause}},
+		{"paused", paused, []Request{RequestPromote, RequestAbort, RequestResume}},
+	} {
+		if got := Requests(c.a); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPatchAsksWithAFreshValue(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for req, want := range map[Request]string{
+		RequestPromote: `{"metadata":{"annotations":{"upshift.dev/promote":"2026-11-29T10:00:00Z"}}}`,
+		RequestAbort:   `{"metadata":{"annotations":{"upshift.dev/abort":"2026-11-29T10:00:00Z"}}}`,
+		RequestRetry:   `{"metadata":{"annotations":{"upshift.dev/retry":"2026-11-29T10:00:00Z"}}}`,
+		RequestPause:   `{"spec":{"paused":true}}`,
+		RequestResume:  `{"spec":{"paused":false}}`,
+	} {
+		b, err := Patch(req, now, "")
+		if err != nil || !json.Valid(b) || string(b) != want {
+			t.Errorf("%s: %s (%v), want %s", req, b, err, want)
+		}
+	}
+	if b, _ := Patch(RequestPause, now, "42"); string(b) != `{"metadata":{"resourceVersion":"42"},"spec":{"paused":true}}` {
+		t.Errorf("locked to version 42: %s", b)
+	}
+	if _, err := Patch("delete", now, ""); err == nil {
+		t.Error("an unknown request made a patch")
+	}
+}
