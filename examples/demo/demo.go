@@ -7,8 +7,9 @@ package demo
 import "embed"
 
 // FS holds 1.0.0/, 1.1.0/ and 2.0.0/, each with plan.yaml at its root,
-// the catalog of the three (catalog.yaml) and the app on top (app/);
+// the catalog of the three (catalog.yaml), the app on top (app/) and
+// the app rolled out by an AppRollout (rollout/);
 // the plans' relative paths resolve inside their own directory.
 //
-//go:embed 1.0.0 1.1.0 2.0.0 app catalog.yaml
+//go:embed 1.0.0 1.1.0 2.0.0 app rollout catalog.yaml
 var FS embed.FS

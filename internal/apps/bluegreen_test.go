@@ -1,6 +1,7 @@
 package apps
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +59,28 @@ func TestBlueGreenPrePromotionFailureNeverSwitches(t *testing.T) {
 	}
 	if len(w.active.Spec.Selector) != 1 || w.previewDep != nil {
 		t.Errorf("not restored: active %v, preview %v", w.active.Spec.Selector, w.previewDep)
+	}
+}
+
+// An inconclusive post-promotion analysis (HealthChecking) holds the
+// rollout; promote is offered and measures it anew, as its message says.
+func TestBlueGreenInconclusivePostPromotionIsPromotable(t *testing.T) {
+	bg := &v1alpha1.AppBlueGreen{ActiveService: "shop", PreviewService: "shop-preview", PostPromotionAnalysis: analysedSpec().UpgradeStrategy.Canary.Analysis}
+	bg.PostPromotionAnalysis.Metrics[0].Count = ptr.To[int32](3)
+	bg.PostPromotionAnalysis.Metrics[0].Interval = &metav1.Duration{Duration: 10 * time.Second}
+	w := blueGreenWorld(t, bg)
+	w.value = 0.1
+	w.run(12)
+	if st := w.app.Status; st.Phase != v1alpha1.AppHealthChecking || st.Analysis == nil || st.Analysis.Phase != v1alpha1.AnalysisInconclusive {
+		t.Fatalf("at 0.1 after the switch: phase %s, analysis %+v", st.Phase, st.Analysis)
+	}
+	if !slices.Contains(Requests(w.app), RequestPromote) {
+		t.Errorf("promote not offered on an inconclusive hold: %v", Requests(w.app))
+	}
+	w.value = 0.01
+	w.app.Annotations = map[string]string{v1alpha1.AnnotationPromote: "1"}
+	w.run(30)
+	if st := w.app.Status; st.Phase != v1alpha1.AppHealthy || st.Analysis.Phase != v1alpha1.AnalysisSuccessful {
+		t.Errorf("after the promotion: phase %s, analysis %+v", st.Phase, st.Analysis)
 	}
 }

@@ -24,11 +24,13 @@ func (x *decider) take(key string) bool {
 // holds its pause. An action that does not apply where the rollout
 // stands is marked handled and does nothing (a later value asks again).
 func (x *decider) actions() (Decision, bool) {
-	if x.take(v1alpha1.AnnotationAbort) && moving(x.st.Phase) && x.st.Attempt > 0 {
+	if x.take(v1alpha1.AnnotationAbort) && Abortable(x.st.Phase) && x.st.Attempt > 0 {
 		return x.fail("aborted (annotation " + v1alpha1.AnnotationAbort + ")"), true
 	}
-	if x.st.Phase != v1alpha1.AppDeploying {
-		x.take(v1alpha1.AnnotationPromote) // no canary step holds: nothing to promote
+	if x.st.Phase != v1alpha1.AppDeploying && !inconclusive(x.st) {
+		// No canary step, preview or inconclusive analysis holds:
+		// nothing to promote.
+		x.take(v1alpha1.AnnotationPromote)
 	}
 	asked := x.st.HandledActions[v1alpha1.AnnotationRetry]
 	if !x.take(v1alpha1.AnnotationRetry) {
@@ -50,6 +52,25 @@ func (x *decider) actions() (Decision, bool) {
 		return x.rollingBack(), true
 	}
 	return Decision{}, false
+}
+
+// Abortable tells a phase in which an attempt changes the Deployment: an
+// abort rolls it back. Pending waits before an attempt begins (its group,
+// a Service, a window) and its status still holds the last attempt's
+// backup: aborting there would undo a rollout that succeeded.
+func Abortable(p v1alpha1.AppPhase) bool {
+	switch p {
+	case v1alpha1.AppMigrating, v1alpha1.AppDeploying, v1alpha1.AppHealthChecking:
+		return true
+	}
+	return false
+}
+
+// inconclusive: an analysis holds the rollout for a person (a promote
+// measures it anew), in whatever phase it runs (a blue-green
+// post-promotion analysis runs in HealthChecking).
+func inconclusive(st *v1alpha1.AppRolloutStatus) bool {
+	return st.Analysis != nil && st.Analysis.Phase == v1alpha1.AnalysisInconclusive
 }
 
 // paused holds a moving rollout where it is.

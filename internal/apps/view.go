@@ -113,27 +113,46 @@ const (
 var AllRequests = []Request{RequestPromote, RequestAbort, RequestRetry, RequestPause, RequestResume}
 
 // Requests are those that do something where the rollout stands, as
-// Decide answers them: promote while a canary step or a preview holds,
-// abort while an attempt moves, retry once rolled back (or a rollback
-// failed), pause or resume by spec.paused.
+// Decide answers them: promote while a canary step's pause, a ready
+// preview or an inconclusive analysis holds; abort while an attempt
+// changes the Deployment; retry once rolled back (or a rollback failed);
+// pause while the rollout moves, resume while paused.
 func Requests(a *v1alpha1.AppRollout) []Request {
 	st := a.Status
 	var out []Request
-	if st.Phase == v1alpha1.AppDeploying && st.Rollback == nil {
+	if promotable(&st) {
 		out = append(out, RequestPromote)
 	}
-	if moving(st.Phase) && st.Attempt > 0 {
+	if Abortable(st.Phase) && st.Attempt > 0 {
 		out = append(out, RequestAbort)
 	}
 	if st.Phase == v1alpha1.AppRolledBack || st.Phase == v1alpha1.AppFailed && st.Rollback != nil && st.Rollback.Done {
 		out = append(out, RequestRetry)
 	}
-	if a.Spec.Paused {
+	switch {
+	case a.Spec.Paused:
 		out = append(out, RequestResume)
-	} else {
+	case moving(st.Phase):
 		out = append(out, RequestPause)
 	}
 	return out
+}
+
+// promotable: something holds the rollout that a promote ends — a
+// canary step's pause (its pods ready), a ready preview not yet
+// switched, an inconclusive analysis. A promote asked before (pods still
+// starting) would wait and end a pause nobody has seen yet.
+func promotable(st *v1alpha1.AppRolloutStatus) bool {
+	if inconclusive(st) && moving(st.Phase) {
+		return true
+	}
+	if st.Phase != v1alpha1.AppDeploying || st.Rollback != nil {
+		return false
+	}
+	if bg := st.BlueGreen; bg != nil {
+		return bg.PreviewReadyAt != nil && bg.SwitchedAt == nil
+	}
+	return st.PauseStartedAt != nil
 }
 
 // Patch is the merge patch that asks for the request: an action

@@ -56,23 +56,35 @@ func TestStepsMarkTheCurrentOneAndWhatItWaitsFor(t *testing.T) {
 }
 
 func TestRequestsAreWhatDecideAnswers(t *testing.T) {
+	now := metav1.Now()
+	holding := viewRollout(v1alpha1.AppDeploying, 1)
+	holding.Status.PauseStartedAt = &now
 	failed := viewRollout(v1alpha1.AppFailed, 0)
 	failed.Status.Rollback = &v1alpha1.AppRollback{Reason: "x"}
 	failedDone := failed.DeepCopy()
 	failedDone.Status.Rollback.Done = true
-	paused := viewRollout(v1alpha1.AppDeploying, 0)
+	paused := holding.DeepCopy()
 	paused.Spec.Paused = true
+	pending := viewRollout(v1alpha1.AppPending, 0)
+	preview := viewRollout(v1alpha1.AppDeploying, 0)
+	preview.Status.BlueGreen = &v1alpha1.AppBlueGreenStatus{PreviewReadyAt: &now}
+	switched := preview.DeepCopy()
+	switched.Status.BlueGreen.SwitchedAt = &now
 	for _, c := range []struct {
 		name string
 		a    *v1alpha1.AppRollout
 		want []Request
 	}{
-		{"canary step", viewRollout(v1alpha1.AppDeploying, 1), []Request{RequestPromote, RequestAbort, RequestPause}},
+		{"canary step holding", holding, []Request{RequestPromote, RequestAbort, RequestPause}},
+		{"canary pods starting", viewRollout(v1alpha1.AppDeploying, 1), []Request{RequestAbort, RequestPause}},
+		{"preview ready", preview, []Request{RequestPromote, RequestAbort, RequestPause}},
+		{"preview switched", switched, []Request{RequestAbort, RequestPause}},
 		{"migrating", viewRollout(v1alpha1.AppMigrating, 0), []Request{RequestAbort, RequestPause}},
-		{"rolling back", failed, []Request{RequestPause}},
-		{"rollback failed", failedDone, []Request{RequestRetry, RequestPause}},
-		{"rolled back", viewRollout(v1alpha1.AppRolledBack, 0), []Request{RequestRetry, RequestPause}},
-		{"healthy", viewRollout(v1alpha1.AppHealthy, 2), []Request{RequestPause}},
+		{"pending before an attempt", pending, []Request{RequestPause}},
+		{"rolling back", failed, nil},
+		{"rollback failed", failedDone, []Request{RequestRetry}},
+		{"rolled back", viewRollout(v1alpha1.AppRolledBack, 0), []Request{RequestRetry}},
+		{"healthy", viewRollout(v1alpha1.AppHealthy, 2), nil},
 		{"paused", paused, []Request{RequestPromote, RequestAbort, RequestResume}},
 	} {
 		if got := Requests(c.a); !slices.Equal(got, c.want) {
@@ -100,5 +112,31 @@ func TestPatchAsksWithAFreshValue(t *testing.T) {
 	}
 	if _, err := Patch("delete", now, ""); err == nil {
 		t.Error("an unknown request made a patch")
+	}
+}
+
+// An abort while a rollout waits before its next attempt (Pending, its
+// status still holding the last attempt's backup) changes nothing: it
+// would otherwise undo the version that succeeded. Requests does not
+// offer it there.
+func TestAbortWhilePendingKeepsTheLastSuccess(t *testing.T) {
+	spec := seedSpec()
+	spec.UpgradeStrategy = v1alpha1.AppUpgradeStrategy{Type: v1alpha1.StrategyRolling}
+	w := newWorld(t, spec, 3, "registry.example.com/shop:v1.0.0")
+	w.run(10)
+	if w.app.Status.Phase != v1alpha1.AppHealthy {
+		t.Fatalf("not Healthy: %+v", w.app.Status)
+	}
+	w.app.Spec.Version = "v3.0.0"
+	w.app.Status.Phase = v1alpha1.AppPending // as a rollout waiting for its group or a Service is
+	w.app.Status.Message = "waiting"
+	if slices.Contains(Requests(w.app), RequestAbort) {
+		t.Errorf("abort offered while Pending: %v", Requests(w.app))
+	}
+	w.app.Annotations = map[string]string{v1alpha1.AnnotationAbort: "1"}
+	w.trace = nil
+	w.step()
+	if st := w.app.Status; st.Phase == v1alpha1.AppFailed || st.Rollback != nil || firstImage(w.dep) != "registry.example.com/shop:v2.0.0" {
+		t.Errorf("abort while Pending: phase %s, rollback %+v, image %s (trace %v)", st.Phase, st.Rollback, firstImage(w.dep), w.trace)
 	}
 }

@@ -44,10 +44,15 @@ and do the 2.0.0 upgrade once more through the controller: the plan file
 bundled for the cluster (its files served over HTTPS on 127.0.0.1), applied
 as an UpgradePlan resource that upshift controller runs as a ServiceAccount,
 followed as kubectl get upgradeplans -w shows it, approved with an
-annotation, and rolled back by the controller.
+annotation, and rolled back by the controller. Last, an app on top:
+Deployment cart rolled out by an AppRollout as a canary at 20%, judged by
+a Prometheus the demo runs (the prometheus binary on PATH; without one
+this part is skipped, saying how to get it): v2's error ratio breaches its
+analysis and it is rolled back by itself, v3 is promoted to 100% with
+upshift app promote.
 
 Exits 0 only if 1.1.0 succeeded and 2.0.0 ended rolled back (exit code 2),
-both times.
+both times, and the app's v2 was rolled back and v3 promoted.
 Each run starts the demo cluster afresh (about 4 seconds), so the demo shows
 the same story every time; --reuse keeps a running one and its saved runs.
 The cluster stays up; the last lines say how to stop it.
@@ -79,6 +84,9 @@ approval on the way) or to the broken 2.0.0 (a failure, rolled back).`,
 				return err
 			}
 			if err := demoController(cmd, kubeconfig, dir); err != nil {
+				return err
+			}
+			if err := demoApp(cmd, kubeconfig, dir); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "\nthe cluster stays up: export KUBECONFIG=%s\nstop it with: upshift cluster down --name %s\n", kubeconfig, o.Name)

@@ -91,7 +91,7 @@ func demoController(cmd *cobra.Command, kubeconfig, dir string) error {
 	if err := demoServiceAccountWithRights(ctx, cs); err != nil {
 		return err
 	}
-	ctl, err := startDemoController(kubeconfig, caFile)
+	ctl, err := startDemoController(kubeconfig, caFile, demoPlansNamespace, "upshift-demo-controller")
 	if err != nil {
 		return err
 	}
@@ -281,21 +281,26 @@ type demoControllerProcess struct {
 	done chan struct{}
 }
 
-// startDemoController runs this binary's controller in the background,
-// trusting the bundle server's certificate (SSL_CERT_FILE).
-func startDemoController(kubeconfig, caFile string) (*demoControllerProcess, error) {
+// startDemoController runs this binary's controller in the background
+// on namespace watch, its log in the temporary directory as name.log,
+// trusting the bundle server's certificate (SSL_CERT_FILE; "": the
+// system's).
+func startDemoController(kubeconfig, caFile, watch, name string, extra ...string) (*demoControllerProcess, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	p := &demoControllerProcess{log: filepath.Join(os.TempDir(), "upshift-demo-controller.log"), done: make(chan struct{})}
+	p := &demoControllerProcess{log: filepath.Join(os.TempDir(), name+".log"), done: make(chan struct{})}
 	logFile, err := os.Create(p.log)
 	if err != nil {
 		return nil, err
 	}
-	p.cmd = exec.Command(self, "controller", "--kubeconfig", kubeconfig, "--watch-namespaces", demoPlansNamespace,
-		"--metrics-addr", "0", "--health-probe-addr", "0")
-	p.cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+caFile)
+	p.cmd = exec.Command(self, append([]string{"controller", "--kubeconfig", kubeconfig, "--watch-namespaces", watch,
+		"--metrics-addr", "0", "--health-probe-addr", "0"}, extra...)...)
+	p.cmd.Env = os.Environ()
+	if caFile != "" {
+		p.cmd.Env = append(p.cmd.Env, "SSL_CERT_FILE="+caFile)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		logFile.Close()
@@ -325,11 +330,16 @@ func firstLine(s string) string {
 // demoInstallCRDs installs (or checks) the UpgradePlan and UpgradeRun
 // CRDs, as `upshift crds | kubectl apply -f -` would.
 func demoInstallCRDs(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+	return demoEnsureCRDs(ctx, cfg, out, crd.UpgradePlans, crd.UpgradeRuns, crd.PlatformUpgrades)
+}
+
+// demoEnsureCRDs installs (or checks) the named CRDs of this binary.
+func demoEnsureCRDs(ctx context.Context, cfg *rest.Config, out io.Writer, names ...string) error {
 	c, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{crd.UpgradePlans, crd.UpgradeRuns, crd.PlatformUpgrades} {
+	for _, name := range names {
 		o, err := crds.Ensure(ctx, c, name)
 		if err != nil {
 			return err

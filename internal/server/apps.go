@@ -152,11 +152,20 @@ func appsError(err error, what, ns string) error {
 	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) && isNoKind(err):
 		return &APIError{StatusCode: http.StatusNotFound, Message: "the AppRollout CRD is not installed on this cluster: `upshift crds | kubectl apply --server-side -f -` (docs/apps.md)"}
 	case apierrors.IsForbidden(err):
-		return &APIError{StatusCode: http.StatusForbidden, Message: fmt.Sprintf("the server's credentials may not %s %s: grant its user the right, or ask for one namespace (?namespace=)", what, where)}
+		hint := "grant its user the right"
+		if ns == "" {
+			hint += ", or list one namespace (GET /api/apps?namespace=NS)"
+		}
+		return &APIError{StatusCode: http.StatusForbidden, Message: fmt.Sprintf("the server's credentials may not %s %s: %s", what, where, hint)}
 	case apierrors.IsConflict(err):
 		return &APIError{StatusCode: http.StatusConflict, Message: "the rollout changed while the request was made: look at it again and ask again"}
-	case errors.As(err, &status):
+	case (apierrors.IsNotFound(err) || apierrors.IsInvalid(err) || apierrors.IsTooManyRequests(err)) && errors.As(err, &status):
 		return &APIError{StatusCode: int(status.Status().Code), Message: err.Error()}
+	case errors.As(err, &status):
+		// The cluster refused the server (its credentials expired: a
+		// 401): a gateway's failure, not the caller's, whose session a
+		// 401 would end.
+		return &APIError{StatusCode: http.StatusBadGateway, Message: "the cluster answered: " + err.Error()}
 	}
 	return err
 }

@@ -180,7 +180,7 @@ func appAnalysis(a *v1alpha1.AppRollout) *AppAnalysis {
 			FailureCondition: spec[m.Name].FailureCondition, Count: m.Count, Failed: m.Failed, Inconclusive: m.Inconclusive,
 			Error: m.Error, Message: redact.Text(m.Message), Measurements: []AppMeasurement{}}
 		for _, ms := range m.Measurements {
-			am.Measurements = append(am.Measurements, AppMeasurement{Phase: string(ms.Phase), Value: ms.Value,
+			am.Measurements = append(am.Measurements, AppMeasurement{Phase: string(ms.Phase), Value: redact.Text(ms.Value),
 				Message: redact.Text(ms.Message), TakenAt: ms.TakenAt.UTC()})
 		}
 		out.Metrics = append(out.Metrics, am)

@@ -13,8 +13,10 @@ import (
 // TestDemo runs `upshift demo` as a user would (`make demo` does): it
 // must exit 0, which it does only when 1.1.0 succeeded and 2.0.0 ended
 // rolled back with exit code 2, and the same 2.0.0 plan, bundled and
-// applied as an UpgradePlan resource, was rolled back by the controller. Its cluster lives in a test directory and
-// is stopped at the end.
+// applied as an UpgradePlan resource, was rolled back by the controller,
+// and the app's canary was rolled back by its analysis, then the next
+// version promoted. Its cluster lives in a test directory and is stopped
+// at the end.
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	testenv.SkipIfShort(t)
@@ -60,6 +62,29 @@ func TestDemo(t *testing.T) {
 		"rolled back data-plane, addons, schema, control-plane, crds; restore verified",
 		"stop it with: upshift cluster down --name demo",
 	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	// The app part: v2's canary breaches its analysis on a real
+	// Prometheus and is rolled back by itself; v3 is promoted. Without a
+	// prometheus binary the demo says how to get one.
+	app := []string{
+		"$ kubectl get approllouts -n demo-cart -w",
+		"rolled back to example.com/demo/cart:v1: analysis: metric error-rate failed",
+		"error-rate: Failed, 1 measured, 1 failed",
+		"$ upshift app promote cart -n demo-cart",
+		"approllout/cart: promote requested",
+		"steps     20% 3600s ✓ → 100% ✓",
+		"Deployment cart runs example.com/demo/cart:v3 at 5 replicas",
+	}
+	if _, err := exec.LookPath("prometheus"); err != nil {
+		if os.Getenv("UPSHIFT_REQUIRE_PROMETHEUS") != "" {
+			t.Errorf("prometheus is required (UPSHIFT_REQUIRE_PROMETHEUS): %v", err)
+		}
+		app = []string{"skipped: the canary's analysis asks Prometheus, and no prometheus binary is on PATH: apt-get install prometheus"}
+	}
+	for _, want := range app {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q", want)
 		}

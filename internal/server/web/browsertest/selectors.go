@@ -72,7 +72,7 @@ var TestIDs = []string{
 	// App rollouts.
 	"apps-heading", "apps-table", "app-row", "apps-error", "app-heading", "app-error", "app-actions", "app-summary", "app-phase",
 	"app-message", "app-next-window", "app-steps", "app-step", "app-analysis", "analysis-phase", "app-metric", "metric-chart",
-	"measurements", "app-rollback", "app-conditions", "app-promote", "app-abort", "app-retry", "app-pause", "app-resume",
+	"measurements", "app-rollback", "app-conditions", "app-request-error", "app-promote", "app-abort", "app-retry", "app-pause", "app-resume",
 	// Preview page.
 	"preview-heading", "plan-text", "preview-submit", "preview-output", "preview-error",
 }

@@ -33,6 +33,7 @@ function poller(load) {
   let queued = false;
   const tick = async () => {
     clearTimeout(timer);
+    if (disposed) return;
     if (inFlight) {
       queued = true;
       return;
@@ -61,6 +62,7 @@ function poller(load) {
 export function renderApps(main) {
   const err = errorBox({ dataset: { testid: 'apps-error' } });
   const tbody = h('tbody', {});
+  let shown = null;
   main.replaceChildren(
     h('h1', { tabindex: '-1', dataset: { testid: 'apps-heading' } }, 'App rollouts'),
     h('p', {}, 'The AppRollouts of this cluster that the server may read. The controller (', h('code', {}, 'upshift controller'),
@@ -76,6 +78,9 @@ export function renderApps(main) {
       if (disposed()) return;
       setError(err, null);
       const items = res?.items || [];
+      const json = JSON.stringify(items);
+      if (json === shown) return; // a focused link keeps its focus
+      shown = json;
       tbody.replaceChildren(...items.map((a) => h('tr', { dataset: { testid: 'app-row', app: `${a.namespace}/${a.name}`, phase: a.phase || '' } },
         h('th', { scope: 'row' }, h('a', { href: `#/apps/${encodeURIComponent(a.namespace)}/${encodeURIComponent(a.name)}` }, `${a.namespace}/${a.name}`)),
         h('td', {}, appBadge(a.phase, a.display)),
@@ -93,7 +98,8 @@ export function renderApps(main) {
 // aria-current="step" and says what it waits for.
 function stepStrip(steps) {
   if (!steps?.length) return null;
-  return h('ol', { class: 'step-strip', dataset: { testid: 'app-steps' }, 'aria-label': 'Canary steps' }, steps.map((s, i) => {
+  // role=list: a list styled without markers is still read as one.
+  return h('ol', { class: 'step-strip', role: 'list', dataset: { testid: 'app-steps' }, 'aria-label': 'Canary steps' }, steps.map((s, i) => {
     const mark = { done: '✓', current: '▶', pending: '' }[s.state] || '';
     return h('li', {
       class: ['strip-step', `strip-${s.state}`], 'aria-current': s.state === 'current' ? 'step' : null,
@@ -156,17 +162,14 @@ function rollbackView(rb) {
     rb.differences.length ? [h('p', { class: 'text-fail' }, 'Not as captured:'), h('ul', {}, rb.differences.map((d) => h('li', {}, h('code', {}, d))))] : null);
 }
 
-// appView is everything of a rollout below its requests. One wrapper:
-// h flattens the arrays and skips the nulls, which replaceChildren would
-// write as text.
-function appView(a) {
+function summaryView(a) {
   const bg = a.blueGreen;
-  return h('div', {},
+  return [
     dl([
       ['Phase', appBadge(a.phase, a.display, 'app-phase')],
       ['Strategy', a.strategy],
       ['Version', versions(a)],
-      ['Canary weight', a.steps.length && a.phase === 'Deploying' ? `${a.canaryWeight}%` : ''],
+      ['Canary weight', a.stepCount && a.phase === 'Deploying' ? `${a.canaryWeight}%` : ''],
       ['Stable', a.stableImage ? `${a.stableImage}, ${a.replicas} replicas` : ''],
       ['Attempt', a.attempt ? String(a.attempt) : ''],
       ['Waiting for a window', a.nextWindow ? h('span', { dataset: { testid: 'app-next-window' } }, 'the next opens ', time(a.nextWindow)) : ''],
@@ -175,28 +178,42 @@ function appView(a) {
       ['Services', bg ? `active ${bg.activeService}${bg.previewService ? `, preview ${bg.previewService}` : ''}: ${bg.switchedAt ? 'switched' : bg.previewReadyAt ? 'preview ready, not switched' : 'preview coming up'}` : ''],
     ], { dataset: { testid: 'app-summary' } }),
     a.message ? (a.message.includes('\n') ? pre(a.message) : h('p', { class: 'message-line', dataset: { testid: 'app-message' } }, a.message)) : null,
-    a.steps.length ? [h('h2', {}, 'Canary steps'), stepStrip(a.steps)] : null,
-    analysisView(a.analysis),
-    rollbackView(a.rollback),
-    h('h2', {}, 'Conditions'),
+  ];
+}
+
+function conditionsView(conditions) {
+  return [h('h2', {}, 'Conditions'),
     h('table', { dataset: { testid: 'app-conditions' } },
       h('thead', {}, h('tr', {}, ['Type', 'Status', 'Reason', 'Message', 'Since'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, a.conditions.map((c) => h('tr', {}, h('td', {}, c.type), h('td', {}, c.status), h('td', {}, c.reason), h('td', {}, c.message || ''), h('td', {}, time(c.lastTransitionTime)))))));
+      h('tbody', {}, conditions.map((c) => h('tr', {}, h('td', {}, c.type), h('td', {}, c.status), h('td', {}, c.reason), h('td', {}, c.message || ''), h('td', {}, time(c.lastTransitionTime))))))];
 }
+
+// SECTIONS are a rollout's page below its requests, each drawn again
+// only when what it shows changed: a held canary's countdown does not
+// take the focus from an open measurements table.
+const SECTIONS = [
+  { pick: ({ steps, analysis, rollback, conditions, requests, ...rest }) => ({ ...rest, stepCount: steps.length }), view: summaryView },
+  { pick: (a) => a.steps, view: (steps) => (steps.length ? [h('h2', {}, 'Canary steps'), stepStrip(steps)] : null) },
+  { pick: (a) => a.analysis, view: analysisView },
+  { pick: (a) => a.rollback, view: rollbackView },
+  { pick: (a) => a.conditions, view: conditionsView },
+];
 
 export function renderApp(main, ns, name) {
   const admin = session.isAdmin();
   const path = appPath(ns, name);
   const err = errorBox({ dataset: { testid: 'app-error' } });
-  const body = h('div', {});
+  const sections = SECTIONS.map(() => h('div', {}));
+  const shown = SECTIONS.map(() => null);
   const actions = h('div', { class: 'actions', dataset: { testid: 'app-actions' } });
+  // A request's refusal stays until the next click: the poll clears err.
+  const reqErr = errorBox({ dataset: { testid: 'app-request-error' } });
   let lastPhase = '';
   let reqSig = null;
-  let seen = '';
   main.replaceChildren(
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/apps' }, 'App rollouts'), ` / ${ns} / `, name),
     h('h1', { tabindex: '-1', dataset: { testid: 'app-heading' } }, `Rollout ${ns}/${name}`),
-    err, actions, body);
+    err, actions, reqErr, ...sections);
   document.title = `Rollout ${name} · Upshift`;
 
   const p = poller(async (disposed) => {
@@ -204,13 +221,7 @@ export function renderApp(main, ns, name) {
       const a = await get(path);
       if (disposed()) return;
       setError(err, null);
-      // Drawn again only when it changed: a focused link or an open
-      // table stays as it is between polls.
-      const json = JSON.stringify(a);
-      if (json !== seen) {
-        seen = json;
-        render(a);
-      }
+      render(a);
     } catch (e) {
       if (!disposed()) setError(err, e);
     }
@@ -219,13 +230,14 @@ export function renderApp(main, ns, name) {
   function request(req) {
     const b = h('button', { type: 'button', class: req === 'abort' ? 'danger' : req === 'promote' || req === 'retry' ? 'primary' : '', dataset: { testid: REQUEST_IDS[req] || req } }, requestLabel(req));
     b.addEventListener('click', async () => {
+      setError(reqErr, null);
       try {
         await busy(b, () => post(`${path}/${req}`));
         announce(`${requestLabel(req)} of ${ns}/${name} requested: the controller acts on it`);
         reqSig = null;
         p.again();
       } catch (e) {
-        setError(err, e);
+        setError(reqErr, e);
       }
     });
     return b;
@@ -237,7 +249,15 @@ export function renderApp(main, ns, name) {
       reqSig = sig;
       actions.replaceChildren(...(admin ? a.requests.map(request) : [h('p', { class: 'muted' }, 'Signed in as a viewer: an admin promotes, aborts, retries, pauses or resumes.')]));
     }
-    body.replaceChildren(appView(a));
+    SECTIONS.forEach((sec, i) => {
+      const data = sec.pick(a);
+      const json = JSON.stringify(data ?? null);
+      if (json === shown[i]) return;
+      shown[i] = json;
+      // One wrapper: h flattens arrays and skips nulls, which
+      // replaceChildren would write as text.
+      sections[i].replaceChildren(h('div', {}, sec.view(data)));
+    });
     if (a.display !== lastPhase) {
       if (lastPhase) announce(`Rollout ${ns}/${name}: ${a.display}`);
       lastPhase = a.display;
