@@ -231,7 +231,7 @@ func (s *Server) appProgress(rec *record) Progress {
 	p := progress(rec.App, s.runsOf(rec.App), overall)
 	if rec.State == wizard.AppUpgrading {
 		p.Status.State = StateRunning
-		p.Status.Description = s.driving(rec.App, p.Waiting, overall.Description)
+		p.Status.Description, p.NextWindow = s.driving(appDrive, rec.App, p.Waiting, overall.Description)
 	}
 	return p
 }
@@ -239,7 +239,7 @@ func (s *Server) appProgress(rec *record) Progress {
 // driveApp applies the app plan (resuming its unfinished run) and
 // records how it ended.
 func (s *Server) driveApp(rec *record) {
-	s.driveOn("the app upgrade", func() (wizard.State, Status, error) { return s.runApp(rec) },
+	s.driveOn(appDrive, func() (wizard.State, Status, error) { return s.runApp(rec) },
 		func(to wizard.State, st Status) {
 			s.cfg.Log("app upgrade: " + st.Description)
 			s.end(to, func(r *record) { r.AppStatus, r.RetryOf = st, nil })

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -23,11 +25,24 @@ const leaseWait = 5 * time.Second
 // CLI): then it waits and drives again, rather than call the phase
 // failed and throw the other driver's result away.
 func (s *Server) driveOn(what string, run func() (wizard.State, Status, error), record func(wizard.State, Status)) {
+	defer s.windows.set(what, nil)
 	for {
 		to, st, err := run()
+		var ww *runner.WindowWait
 		switch {
 		case s.ctx.Err() != nil && interrupted(err):
 			return
+		case errors.As(err, &ww) && !ww.Next.IsZero():
+			// Outside the plan's windows: a state of the phase (its
+			// status says until when), not its failure.
+			s.windows.set(what, ww)
+			s.cfg.Log(fmt.Sprintf("%s waits for a maintenance window: %s", what, strings.TrimPrefix(ww.Error(), "waiting: ")))
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(windowRecheck(time.Until(ww.Next))):
+			}
+			continue
 		case errors.Is(err, lease.ErrHeld):
 			s.cfg.Log(fmt.Sprintf("another driver holds the cluster's lease: %s waits for it", what))
 			select {
@@ -40,6 +55,39 @@ func (s *Server) driveOn(what string, run func() (wizard.State, Status, error), 
 		record(to, st)
 		return
 	}
+}
+
+// windowRecheck is how long a drive waiting for a window sleeps: until
+// it opens, looking again at least every 5 minutes (the stages'
+// estimates and the clock may have moved).
+func windowRecheck(untilOpen time.Duration) time.Duration {
+	return min(max(untilOpen, time.Second), 5*time.Minute)
+}
+
+// windowWaits are the window each phase's drive waits for (by the
+// drive's name), for its status to say.
+type windowWaits struct {
+	mu sync.Mutex
+	m  map[string]*runner.WindowWait
+}
+
+func (w *windowWaits) set(what string, ww *runner.WindowWait) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[string]*runner.WindowWait{}
+	}
+	if ww == nil {
+		delete(w.m, what)
+		return
+	}
+	w.m[what] = ww
+}
+
+func (w *windowWaits) get(what string) *runner.WindowWait {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.m[what]
 }
 
 // interrupted says a drive stopped because its context ended, not

@@ -214,7 +214,7 @@ func (s *Server) infraProgress(rec *record) Progress {
 	p := progress(rec.Infra, s.runsOf(rec.Infra), overall)
 	p.TargetVersion = target
 	if rec.State == wizard.InfrastructureUpgrading {
-		p.Status.Description = s.driving(rec.Infra, p.Waiting, "Upgrading infrastructure to "+target)
+		p.Status.Description, p.NextWindow = s.driving(infraDrive, rec.Infra, p.Waiting, "Upgrading infrastructure to "+target)
 	}
 	return p
 }
@@ -230,9 +230,25 @@ func (s *Server) runsOf(planned []PlannedRun) map[string]*v1alpha1.UpgradeRun {
 	return out
 }
 
-// driving describes a phase on the move: what it waits for, or the
-// stage of the run in progress.
-func (s *Server) driving(planned []PlannedRun, waiting *Waiting, fallback string) string {
+// The drives' names (driveOn's what).
+const (
+	infraDrive = "the infrastructure upgrade"
+	appDrive   = "the app upgrade"
+)
+
+// driving describes a phase on the move: what it waits for (an approval,
+// a maintenance window: when it opens), or the stage of the run in
+// progress.
+func (s *Server) driving(drive string, planned []PlannedRun, waiting *Waiting, fallback string) (string, *time.Time) {
+	if ww := s.windows.get(drive); ww != nil {
+		next := ww.Next.UTC()
+		return "Waiting for a maintenance window: " + strings.TrimPrefix(ww.Error(), "waiting: "), &next
+	}
+	return s.onTheMove(planned, waiting, fallback), nil
+}
+
+// onTheMove is what an approval or the run in progress says.
+func (s *Server) onTheMove(planned []PlannedRun, waiting *Waiting, fallback string) string {
 	if waiting != nil {
 		return fmt.Sprintf("Waiting for approval of step %s (run %s)", waiting.Step, waiting.Run)
 	}
@@ -255,7 +271,7 @@ func (s *Server) driving(planned []PlannedRun, waiting *Waiting, fallback string
 // another driver holds the cluster's lease (a second server, a CLI), it
 // waits for it rather than calling the upgrade failed.
 func (s *Server) driveInfra(rec *record) {
-	s.driveOn("the infrastructure upgrade", func() (wizard.State, Status, error) { return s.runInfra(rec) },
+	s.driveOn(infraDrive, func() (wizard.State, Status, error) { return s.runInfra(rec) },
 		func(to wizard.State, st Status) {
 			s.cfg.Log(fmt.Sprintf("infrastructure upgrade to %s: %s", rec.Request.TargetVersion, st.Description))
 			s.end(to, func(r *record) { r.InfraStatus, r.RetryOf = st, nil })

@@ -77,6 +77,8 @@ type Server struct {
 	appPlanName string
 	// apps reads and patches AppRollouts (apps.go).
 	apps client.Client
+	// windows are the maintenance windows the drives wait for.
+	windows windowWaits
 }
 
 // New connects to the cluster and watches its runs; Start begins

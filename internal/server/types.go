@@ -49,6 +49,9 @@ type Progress struct {
 	Runs []string `json:"runs"`
 	// Waiting is the approval a run waits at (Upshift's).
 	Waiting *Waiting `json:"waiting"`
+	// NextWindow is when the maintenance window the phase waits for
+	// opens (Upshift's; the plan's spec.windows let no stage start now).
+	NextWindow *time.Time `json:"nextWindow,omitempty"`
 	// TargetVersion is the version the infrastructure upgrade reaches
 	// (Upshift's; "" on the app's and before a target is known).
 	TargetVersion string `json:"targetVersion,omitempty"`

@@ -13,9 +13,10 @@ import (
 // the version (what spec.detect reads). Its values choose the platform's
 // namespace (each test its own), a release whose image crash-loops (the
 // local kubelet crash-loops a tag with "broken" in it), whether each hop
-// waits for an approval before it records its version, and whether a
+// waits for an approval before it records its version, whether a
 // failed hop rolls back by itself (autoRollback "false": it stops, failed,
-// for an operator to roll back or retry).
+// for an operator to roll back or retry), and a maintenance window's
+// schedule (window: a cron line, 10 minutes long, UTC).
 const webCatalog = `apiVersion: upshift.dev/v1alpha1
 kind: ReleaseCatalog
 metadata: {name: web}
@@ -23,7 +24,7 @@ spec:
   detect:
   - configMap: {namespace: NS, name: web-version, key: version}
   planTemplate: plan.yaml.tmpl
-  values: {broken: "", approve: "false", autoRollback: "true"}
+  values: {broken: "", approve: "false", autoRollback: "true", window: ""}
   releases:
   - {version: 1.0.0}
   - {version: 1.1.0}
@@ -37,6 +38,10 @@ metadata:
 spec:
   version: "{{ .Version }}"
   autoRollback: {{ .Values.autoRollback }}
+{{- if .Values.window }}
+  windows:
+  - {schedule: "{{ .Values.window }}", duration: 10m}
+{{- end }}
   stages:
   - name: controller
     steps:

@@ -245,8 +245,9 @@ type progress struct {
 		Description string `json:"description"`
 		LastUpdated string `json:"lastUpdated"`
 	} `json:"status"`
-	Runs    []string `json:"runs"`
-	Waiting *struct {
+	Runs       []string   `json:"runs"`
+	NextWindow *time.Time `json:"nextWindow"`
+	Waiting    *struct {
 		Run  string `json:"run"`
 		Step string `json:"step"`
 	} `json:"waiting"`

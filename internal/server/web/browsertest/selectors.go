@@ -59,7 +59,7 @@ var TestIDs = []string{
 	"plan-preview", "preview-stage", "preview-step", "preview-change", "field-errors",
 	// Infrastructure and app upgrade.
 	"phase-status", "phase-state", "progress", "progress-label", "live-state", "phase-error", "action-error",
-	"waiting", "approve", "failure", "failure-cause", "failure-message", "failure-actions", "rollback", "retry", "abort",
+	"waiting", "next-window", "approve", "failure", "failure-cause", "failure-message", "failure-actions", "rollback", "retry", "abort",
 	"new-target", "run-details-link", "components", "component", "timeline-container", "timeline-run", "timeline",
 	"timeline-stage", "timeline-step", "timeline-gate", "rollback-details", "logs", "logs-text",
 	// App preflights.

@@ -4,7 +4,7 @@
 // each component's state, the logs, the approval a run waits for, and
 // when it failed the cause and the commands that apply.
 
-import { h, text, badge, pre, announce, busy, errorBox, setError, disclosure } from './dom.js';
+import { h, text, badge, pre, time, announce, busy, errorBox, setError, disclosure } from './dom.js';
 import { get, post, run as runPath, session } from './api.js';
 import { follow } from './sse.js';
 import { progress, actionsFor, runFinished, runEvent, humanize, laterMessage } from './model.js';
@@ -224,7 +224,8 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
     const description = firstLine(st.description) || (state === 'Pending' ? 'Not started' : '');
     const failed = state === 'Failed';
 
-    statusLine.replaceChildren(badge(state, { dataset: { testid: 'phase-state' } }), ' ', description);
+    statusLine.replaceChildren(badge(state, { dataset: { testid: 'phase-state' } }), ' ', description,
+      ...(status.nextWindow ? [h('span', { class: 'muted', dataset: { testid: 'next-window' } }, ' (in your time: ', time(status.nextWindow), ')')] : []));
 
     const pct = progress(status, ordered());
     fill.style.width = `${pct}%`;
