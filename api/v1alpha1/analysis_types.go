@@ -1,6 +1,9 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Metric is one measurement taken during a rollout's analysis or a plan's
 // metric gate, again and again, and judged, with the field names of Argo
@@ -62,7 +65,7 @@ type Metric struct {
 
 // MetricProvider is where a metric is measured: exactly one field.
 //
-// +kubebuilder:validation:XValidation:rule=`has(self.prometheus) != has(self.web)`,message="set exactly one provider: prometheus or web"
+// +kubebuilder:validation:XValidation:rule=`(has(self.prometheus) ? 1 : 0) + (has(self.web) ? 1 : 0) + (has(self.job) ? 1 : 0) == 1`,message="set exactly one provider: prometheus, web or job"
 type MetricProvider struct {
 	// Prometheus answers an instant query, or a range query.
 	// +optional
@@ -70,6 +73,31 @@ type MetricProvider struct {
 	// Web is a URL that answers JSON.
 	// +optional
 	Web *WebMetric `json:"web,omitempty"`
+	// Job runs a Job per measurement (an AppRollout's analysis only).
+	// +optional
+	Job *JobMetric `json:"job,omitempty"`
+}
+
+// JobMetric is Argo Rollouts' job provider, in short: a Job per
+// measurement in the rollout's namespace, created as its ServiceAccount,
+// whose container's exit code is result. Without conditions, 0 is
+// successful and anything else failed. A measurement takes as long as
+// its Job: the rollout goes on meanwhile, and the Job is looked at again
+// at each reconcile.
+type JobMetric struct {
+	// Image of the Job's one container.
+	// +kubebuilder:validation:MinLength=1
+	Image string `json:"image"`
+	// +optional
+	Command []string `json:"command,omitempty"`
+	// +optional
+	Args []string `json:"args,omitempty"`
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
+	// Timeout is how long the Job may run (its activeDeadlineSeconds;
+	// default 5m): past it the measurement is an error.
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
 // WebMetric is a URL whose JSON answer is measured (Argo Rollouts' web

@@ -41,7 +41,11 @@ func Compile(m v1alpha1.Metric, path *field.Path) (*Conditions, field.ErrorList)
 	var errs field.ErrorList
 	c := &Conditions{}
 	var err *field.Error
-	if c.success, err = compile(m.SuccessCondition, path.Child("successCondition")); err != nil {
+	success := m.SuccessCondition
+	if m.Provider.Job != nil && success == "" && m.FailureCondition == "" {
+		success = "result == 0" // a Job's exit code: 0 is success, as a shell's
+	}
+	if c.success, err = compile(success, path.Child("successCondition")); err != nil {
 		errs = append(errs, err)
 	}
 	if c.failure, err = compile(m.FailureCondition, path.Child("failureCondition")); err != nil {

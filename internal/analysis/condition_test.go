@@ -87,3 +87,30 @@ func TestCostLimit(t *testing.T) {
 		t.Errorf("Judge of a quadratic condition over 2000 samples = %s (%s), want an error about its cost", got, msg)
 	}
 }
+
+// A Job metric without conditions is judged by its exit code as a shell
+// would: 0 successful, anything else failed; with conditions, they judge.
+func TestJobMetricDefaultsToExitCodeZero(t *testing.T) {
+	m := v1alpha1.Metric{Name: "smoke", Provider: v1alpha1.MetricProvider{Job: &v1alpha1.JobMetric{Image: "smoke:v1"}}}
+	c, errs := Compile(m, field.NewPath("metric"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for code, want := range map[float64]v1alpha1.AnalysisPhase{0: v1alpha1.AnalysisSuccessful, 1: v1alpha1.AnalysisFailed, 137: v1alpha1.AnalysisFailed} {
+		if got, _ := c.Judge(code); got != want {
+			t.Errorf("exit code %v: %s, want %s", code, got, want)
+		}
+	}
+	m.FailureCondition = "result == 2"
+	c, _ = Compile(m, field.NewPath("metric"))
+	if got, _ := c.Judge(1.0); got != v1alpha1.AnalysisSuccessful {
+		t.Errorf("with failureCondition result == 2, exit code 1 is %s", got)
+	}
+	both := v1alpha1.MetricProvider{Job: m.Provider.Job, Web: &v1alpha1.WebMetric{URL: "https://x.example"}}
+	if errs := validateProvider(both, field.NewPath("provider")); len(errs) != 1 || !strings.Contains(errs[0].Error(), "exactly one provider") {
+		t.Errorf("job and web: %v", errs)
+	}
+	if errs := validateProvider(v1alpha1.MetricProvider{Job: &v1alpha1.JobMetric{}}, field.NewPath("provider")); len(errs) != 1 || errs[0].Field != "provider.job.image" {
+		t.Errorf("job without an image: %v", errs)
+	}
+}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,24 +32,32 @@ func NewProvider(m v1alpha1.Metric, policy egress.Policy) (Provider, error) {
 		return newPrometheus(*m.Provider.Prometheus, policy)
 	case m.Provider.Web != nil:
 		return newWeb(*m.Provider.Web, policy)
+	case m.Provider.Job != nil:
+		// A Job runs in a namespace as someone: NewJob, by the caller
+		// that knows them (an AppRollout's reconciler).
+		return nil, fmt.Errorf("metric %s: provider.job runs in an AppRollout's namespace only", m.Name)
 	}
-	return nil, fmt.Errorf("metric %s: no provider: set provider.prometheus or provider.web", m.Name)
+	return nil, fmt.Errorf("metric %s: no provider: set provider.prometheus, provider.web or provider.job", m.Name)
 }
 
 // Measure takes one measurement at now: the provider's value judged by
 // the conditions, or an Error measurement that says why none was taken.
 // Messages leave without credentials (redact.Text): they are kept in
-// status.
-func Measure(ctx context.Context, p Provider, c *Conditions, now time.Time) v1alpha1.Measurement {
+// status. taken is false while the measurement is under way (a Job runs:
+// ErrPending): nothing is to be recorded yet.
+func Measure(ctx context.Context, p Provider, c *Conditions, now time.Time) (m v1alpha1.Measurement, taken bool) {
 	value, err := p.Measure(ctx, now)
-	if err != nil {
-		return ErrorMeasurement(now, err.Error())
+	if errors.Is(err, ErrPending) {
+		return v1alpha1.Measurement{}, false
 	}
-	m := v1alpha1.Measurement{TakenAt: metav1.NewTime(now)}
+	if err != nil {
+		return ErrorMeasurement(now, err.Error()), true
+	}
+	m = v1alpha1.Measurement{TakenAt: metav1.NewTime(now)}
 	m.Value = clip.Bytes(show(value), 256)
 	m.Phase, m.Message = c.Judge(value)
 	m.Message = clip.Bytes(redact.Text(m.Message), 1024)
-	return m
+	return m, true
 }
 
 // ErrorMeasurement is a measurement that could not be taken, saying why

@@ -31,7 +31,8 @@ func TestMeasureOnARealPrometheus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Measure(context.Background(), p, c, time.Now())
+		got, _ := Measure(context.Background(), p, c, time.Now())
+		return got
 	}
 	query := v1alpha1.PrometheusMetric{Address: prom.URL, Query: promtest.Gauge}
 

@@ -41,9 +41,19 @@ func Validate(m v1alpha1.Metric, path *field.Path) field.ErrorList {
 // address and what it measures.
 func validateProvider(mp v1alpha1.MetricProvider, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	set := 0
+	for _, p := range []bool{mp.Prometheus != nil, mp.Web != nil, mp.Job != nil} {
+		if p {
+			set++
+		}
+	}
 	switch {
-	case mp.Prometheus != nil && mp.Web != nil:
-		return field.ErrorList{field.Forbidden(path, "set exactly one provider: prometheus or web")}
+	case set > 1:
+		return field.ErrorList{field.Forbidden(path, "set exactly one provider: prometheus, web or job")}
+	case mp.Job != nil:
+		if mp.Job.Image == "" {
+			errs = append(errs, field.Required(path.Child("job", "image"), "the image of the Job's container, whose exit code is measured"))
+		}
 	case mp.Prometheus != nil:
 		p, pp := mp.Prometheus, path.Child("prometheus")
 		if !httpURL(p.Address) {
@@ -66,7 +76,7 @@ func validateProvider(mp v1alpha1.MetricProvider, path *field.Path) field.ErrorL
 			}
 		}
 	default:
-		errs = append(errs, field.Required(path, "where the metric is measured: prometheus (address and query) or web (url)"))
+		errs = append(errs, field.Required(path, "where the metric is measured: prometheus (address and query), web (url) or job (image)"))
 	}
 	return errs
 }

@@ -42,7 +42,8 @@ func TestWebProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Measure(context.Background(), p, c, time.Now())
+		got, _ := Measure(context.Background(), p, c, time.Now())
+		return got
 	}
 	for _, tt := range []struct {
 		name, path, jsonPath, success string

@@ -40,7 +40,10 @@ type Observed struct {
 	// Measurements are those of the analysis's metrics that were due
 	// (DueMetrics), by metric name.
 	Measurements map[string]v1alpha1.Measurement
-	Now          time.Time
+	// Pending are the due metrics whose measurement is under way (a Job
+	// runs), by name: looked at again after Poll.
+	Pending map[string]bool
+	Now     time.Time
 	// Poll is how soon to look again at what the rollout waits for (a
 	// Job, pods becoming ready).
 	Poll time.Duration

@@ -151,6 +151,9 @@ func (x *decider) nextMeasurement() time.Duration {
 			continue
 		}
 		d := max(at.Sub(x.o.Now), soon)
+		if x.o.Pending[m.Name] {
+			d = max(x.o.Poll, soon) // its Job runs: look again after a poll, not at once
+		}
 		if next == 0 || d < next {
 			next = d
 		}

@@ -130,8 +130,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // moved past would undo its own step.
 func (r *Reconciler) decide(ctx context.Context, t tenant, app, before *v1alpha1.AppRollout, next []*v1alpha1.AppRollout) (Decision, Observed, error) {
 	now := r.o.Now()
-	measured := measure(ctx, DueMetrics(app, now), r.o.Egress, now)
-	o := Observed{App: app, Now: now, Poll: r.o.Poll, Measurements: measured, Before: before, Next: next}
+	ms := measure(ctx, app, DueMetrics(app, now), r.o.Egress, t.kube, now)
+	o := Observed{App: app, Now: now, Poll: r.o.Poll, Measurements: ms.taken, Pending: ms.pending, Before: before, Next: next}
 	if err := observe(ctx, t, &o); err != nil {
 		return Decision{}, o, err
 	}
@@ -146,7 +146,7 @@ func (r *Reconciler) decide(ctx context.Context, t tenant, app, before *v1alpha1
 	if latest.ResourceVersion == app.ResourceVersion {
 		return d, o, nil
 	}
-	o = Observed{App: latest, Now: now, Poll: r.o.Poll, Measurements: measured, Before: before, Next: next}
+	o = Observed{App: latest, Now: now, Poll: r.o.Poll, Measurements: ms.taken, Pending: ms.pending, Before: before, Next: next}
 	if err := observe(ctx, t, &o); err != nil {
 		return Decision{}, o, err
 	}

@@ -203,7 +203,7 @@ func (w *world) measure() map[string]v1alpha1.Measurement {
 		if len(errs) > 0 {
 			w.t.Fatal(errs)
 		}
-		out[m.Name] = analysis.Measure(context.Background(), constant(w.value), conds, w.now)
+		out[m.Name], _ = analysis.Measure(context.Background(), constant(w.value), conds, w.now)
 	}
 	return out
 }

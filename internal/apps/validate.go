@@ -1,9 +1,7 @@
 package apps
 
 import (
-	"context"
 	"fmt"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -43,32 +41,12 @@ func validateMetrics(a *v1alpha1.AppAnalysis, path *field.Path, policy egress.Po
 			errs = append(errs, ms...)
 			continue
 		}
+		if m.Provider.Job != nil {
+			continue // a Job runs in the rollout's namespace: no egress to check
+		}
 		if _, err := analysis.NewProvider(m, policy); err != nil {
 			errs = append(errs, field.Forbidden(p.Child("provider"), err.Error()))
 		}
 	}
 	return errs
-}
-
-// measure takes the due metrics' measurements at now, as the analysis
-// gate does: providers keep to policy, a condition that does not compile
-// (the spec changed mid-rollout) is a measurement in error.
-func measure(ctx context.Context, due []v1alpha1.Metric, policy egress.Policy, now time.Time) map[string]v1alpha1.Measurement {
-	if len(due) == 0 {
-		return nil
-	}
-	out := make(map[string]v1alpha1.Measurement, len(due))
-	for _, m := range due {
-		conds, errs := analysis.Compile(m, field.NewPath("metric"))
-		p, err := analysis.NewProvider(m, policy)
-		switch {
-		case len(errs) > 0:
-			out[m.Name] = analysis.ErrorMeasurement(now, errs.ToAggregate().Error())
-		case err != nil:
-			out[m.Name] = analysis.ErrorMeasurement(now, err.Error())
-		default:
-			out[m.Name] = analysis.Measure(ctx, p, conds, now)
-		}
-	}
-	return out
 }

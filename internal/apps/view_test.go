@@ -3,6 +3,7 @@ package apps
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,37 @@ func TestAbortWhilePendingKeepsTheLastSuccess(t *testing.T) {
 	w.step()
 	if st := w.app.Status; st.Phase == v1alpha1.AppFailed || st.Rollback != nil || firstImage(w.dep) != "registry.example.com/shop:v2.0.0" {
 		t.Errorf("abort while Pending: phase %s, rollback %+v, image %s (trace %v)", st.Phase, st.Rollback, firstImage(w.dep), w.trace)
+	}
+}
+
+// Each measurement of a Job metric has a Job of its own, within a name's
+// 63 characters, and the same one when asked again.
+func TestMeasurementJobsAreOnePerMeasurement(t *testing.T) {
+	a := viewRollout(v1alpha1.AppDeploying, 0)
+	a.Name, a.UID = strings.Repeat("checkout-service-", 3)+"x", "uid-1"
+	started := metav1.NewTime(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
+	a.Status.Analysis = &v1alpha1.AppAnalysisStatus{Kind: v1alpha1.AnalysisCanary, StartedAt: started,
+		Metrics: []v1alpha1.MetricResult{{Name: "Smoke_Test", Count: 1}}}
+	name := func(mutate func(*v1alpha1.AppRollout)) string {
+		b := a.DeepCopy()
+		mutate(b)
+		return measurementJob(b, "Smoke_Test", nil).Name
+	}
+	first := name(func(*v1alpha1.AppRollout) {})
+	seen := map[string]string{first: "first"}
+	for what, m := range map[string]func(*v1alpha1.AppRollout){
+		"the next measurement": func(b *v1alpha1.AppRollout) { b.Status.Analysis.Metrics[0].Count = 2 },
+		"the next attempt":     func(b *v1alpha1.AppRollout) { b.Status.Attempt = 2 },
+		"a resumed analysis":   func(b *v1alpha1.AppRollout) { b.Status.Analysis.StartedAt = metav1.NewTime(started.Add(time.Minute)) },
+		"another kind":         func(b *v1alpha1.AppRollout) { b.Status.Analysis.Kind = v1alpha1.AnalysisPostPromotion },
+	} {
+		n := name(m)
+		if other, dup := seen[n]; dup {
+			t.Errorf("%s has the Job name of %s: %s", what, other, n)
+		}
+		seen[n] = what
+	}
+	if len(first) > 63 || first != name(func(*v1alpha1.AppRollout) {}) || !strings.Contains(first, "smoke-test-2") {
+		t.Errorf("job name %q: want ≤ 63 characters, stable, naming the metric and the measurement", first)
 	}
 }

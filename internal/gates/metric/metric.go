@@ -38,6 +38,9 @@ func New(m v1alpha1.Metric, timeout time.Duration, policy egress.Policy) (*Gate,
 	if errs := analysis.Validate(m, path); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
+	if m.Provider.Job != nil {
+		return nil, field.Forbidden(path.Child("provider", "job"), "a plan's metric gate measures with prometheus or web: a Job measurement runs in an AppRollout's namespace, as its ServiceAccount")
+	}
 	conds, errs := analysis.Compile(m, path)
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -68,7 +71,10 @@ func (g *Gate) Check(ctx context.Context) (step.Result, error) {
 			return step.Result{}, fmt.Errorf("metric %s: %w", g.metric.Name, context.Cause(ctx))
 		case <-time.After(time.Until(due)):
 		}
-		m := analysis.Measure(ctx, g.provider, g.conds, time.Now())
+		m, taken := analysis.Measure(ctx, g.provider, g.conds, time.Now())
+		if !taken { // no provider of a gate answers later (New refuses a Job)
+			m = analysis.ErrorMeasurement(time.Now(), "the measurement did not end")
+		}
 		if ctx.Err() != nil {
 			return step.Result{}, fmt.Errorf("metric %s: %w", g.metric.Name, context.Cause(ctx))
 		}

@@ -61,3 +61,12 @@ func TestNewRefusesABadCondition(t *testing.T) {
 		t.Errorf("New = %v, want an error naming metric.successCondition", err)
 	}
 }
+
+// A plan's gate has no namespace or ServiceAccount to run a Job as: a Job
+// metric is refused by field, before anything runs.
+func TestNewRefusesAJobMetric(t *testing.T) {
+	m := v1alpha1.Metric{Name: "smoke", Provider: v1alpha1.MetricProvider{Job: &v1alpha1.JobMetric{Image: "smoke:v1"}}}
+	if _, err := metric.New(m, time.Minute, egress.Policy{}); err == nil || !strings.Contains(err.Error(), "metric.provider.job") {
+		t.Errorf("a Job metric in a gate: %v", err)
+	}
+}

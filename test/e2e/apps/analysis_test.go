@@ -75,3 +75,57 @@ func TestAnalysisHoldsAndRollsTheCanaryBack(t *testing.T) {
 		t.Errorf("deployment after the rollback differs from its capture: replicas %d, image %s", *after.Spec.Replicas, after.Spec.Template.Spec.Containers[0].Image)
 	}
 }
+
+// A Job metric: each measurement a Job of the rollout's namespace,
+// created as its ServiceAccount and looked at again at each reconcile
+// while it runs; result is its container's exit code (the local kubelet
+// ends a Job pod whose image tag holds "fail" with code 1, others with
+// 0). v2 measured 0 twice is promoted; v3's check exits 1 and the canary
+// is rolled back.
+func TestJobMetricJudgesTheCanaryByExitCode(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.grant("deployer")
+	e.deployment("shop", "registry.example.com/shop:v1", 4)
+	e.waitReady("shop")
+	e.startController("ctl-job-metric")
+	smoke := func(image string) *v1alpha1.AppAnalysis {
+		return &v1alpha1.AppAnalysis{Metrics: []v1alpha1.Metric{{Name: "smoke", Interval: &metav1.Duration{Duration: time.Second},
+			Provider: v1alpha1.MetricProvider{Job: &v1alpha1.JobMetric{Image: image, Command: []string{"/smoke", "--against=shop-canary"}}}}}}
+	}
+	app := canaryRollout(e.ns, "shop", "v2", []v1alpha1.AppCanaryStep{{Weight: 50, Pause: 600}, {Weight: 100}})
+	app.Spec.UpgradeStrategy.Canary.Analysis = smoke("registry.example.com/smoke:v2")
+	if err := e.kc.Create(e.ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	good := e.waitFor("shop", "measured 0 twice by Jobs", time.Minute, func(a *v1alpha1.AppRollout) bool {
+		an := a.Status.Analysis
+		return an != nil && len(an.Metrics) == 1 && an.Metrics[0].Successful >= 2
+	})
+	if ms := good.Status.Analysis.Metrics[0].Measurements; ms[0].Value != "0" || ms[1].Value != "0" {
+		t.Errorf("measurements %+v, want the exit code 0", ms)
+	}
+	jobs, err := e.cs.BatchV1().Jobs(e.ns).List(e.ctx, metav1.ListOptions{LabelSelector: "type=analysis,app=shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs.Items) < 2 || len(jobs.Items[0].OwnerReferences) != 1 || jobs.Items[0].Spec.Template.Spec.Containers[0].Image != "registry.example.com/smoke:v2" {
+		t.Errorf("analysis Jobs: %d, first %+v", len(jobs.Items), jobs.Items)
+	}
+	e.annotate("shop", v1alpha1.AnnotationPromote, "go")
+	e.waitFor("shop", "Healthy at v2", time.Minute, func(a *v1alpha1.AppRollout) bool { return a.Status.Phase == v1alpha1.AppHealthy })
+
+	latest := e.rollout("shop")
+	latest.Spec.Version = "v3"
+	latest.Spec.UpgradeStrategy.Canary.Analysis = smoke("registry.example.com/smoke:fail")
+	if err := e.kc.Update(e.ctx, latest); err != nil {
+		t.Fatal(err)
+	}
+	done := e.waitFor("shop", "RolledBack by the failing Job", time.Minute, func(a *v1alpha1.AppRollout) bool { return a.Status.Phase == v1alpha1.AppRolledBack })
+	if r := done.Status.Rollback; r == nil || !strings.Contains(r.Reason, "metric smoke failed") || !strings.Contains(r.Reason, "1") || !r.Restored {
+		t.Errorf("rollback %+v: want the smoke metric's failure (exit code 1), restored", r)
+	}
+	if img := e.getDeployment("shop").Spec.Template.Spec.Containers[0].Image; img != "registry.example.com/shop:v2" {
+		t.Errorf("after the rollback the Deployment runs %s, want v2", img)
+	}
+}
