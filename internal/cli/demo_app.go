@@ -188,16 +188,10 @@ func resetDemoApp(ctx context.Context, out io.Writer, set *clients.Set) error {
 		return err
 	}
 	fmt.Fprintf(out, "deleting namespace %s of an earlier demo, to start from v1 again\n", demoAppNamespace)
-	for {
-		if _, err := nss.Get(ctx, demoAppNamespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("namespace %s of an earlier demo is still being deleted: %w", demoAppNamespace, ctx.Err())
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+	return waitGone(ctx, "namespace "+demoAppNamespace+" of an earlier demo", func() error {
+		_, err := nss.Get(ctx, demoAppNamespace, metav1.GetOptions{})
+		return err
+	})
 }
 
 func demoAppClient(kubeconfig string) (client.Client, error) {

@@ -262,13 +262,21 @@ func deleteEarlierPlan(ctx context.Context, plans dynamic.ResourceInterface) err
 	if err := plans.Delete(ctx, demoControllerPlan, metav1.DeleteOptions{}); err != nil {
 		return nil // none
 	}
+	return waitGone(ctx, "the earlier demo's UpgradePlan "+demoControllerPlan, func() error {
+		_, err := plans.Get(ctx, demoControllerPlan, metav1.GetOptions{})
+		return err
+	})
+}
+
+// waitGone asks get until it answers NotFound.
+func waitGone(ctx context.Context, what string, get func() error) error {
 	for {
-		if _, err := plans.Get(ctx, demoControllerPlan, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(get()) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("delete the earlier demo's UpgradePlan %s: %w", demoControllerPlan, ctx.Err())
+			return fmt.Errorf("%s is still being deleted: %w", what, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

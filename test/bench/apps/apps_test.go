@@ -75,8 +75,10 @@ func TestAppsAtScale(t *testing.T) {
 	t.Logf("created %d Deployments and AppRollouts in %d namespaces in %s", len(names), *namespaces, time.Since(start).Round(time.Second))
 
 	const user = "apps-bench-controller"
-	ctl := startController(t, c, user, runs)
+	metricsAddr := testenv.FreeAddr(t)
+	ctl := startController(t, c, user, runs, metricsAddr)
 	defer ctl.stop()
+	token := metricsToken(t, ctx, cs, runs)
 
 	start = time.Now()
 	w := watchPhases(t, ctx, kc)
@@ -94,9 +96,19 @@ func TestAppsAtScale(t *testing.T) {
 	// Progress: some move to v2 while the rest idle; how soon the
 	// controller reacts to each, and nothing else moves.
 	w.reset()
+	reconciles := scrape(t, metricsAddr, token, "controller_runtime_reconcile_time_seconds", "controller", "approllout")
+	queued := scrape(t, metricsAddr, token, "workqueue_queue_duration_seconds", "name", "approllout")
 	lat := progress(t, ctx, kc, w, names[:*moving])
 	slices.Sort(lat)
 	t.Logf("progress: %d rollouts to v2; reaction p50 %s, p99 %s, max %s", len(lat), pct(lat, 50), pct(lat, 99), lat[len(lat)-1])
+	after := scrape(t, metricsAddr, token, "controller_runtime_reconcile_time_seconds", "controller", "approllout")
+	p50, n := quantile(reconciles, after, 0.5)
+	p99, _ := quantile(reconciles, after, 0.99)
+	t.Logf("progress: %d reconciles; reconcile latency p50 ≤ %gs, p99 ≤ %gs (the controller's histogram buckets)", n, p50, p99)
+	afterQ := scrape(t, metricsAddr, token, "workqueue_queue_duration_seconds", "name", "approllout")
+	q50, qn := quantile(queued, afterQ, 0.5)
+	q99, _ := quantile(queued, afterQ, 0.99)
+	t.Logf("progress: %d waits in the queue; p50 ≤ %gs, p99 ≤ %gs", qn, q50, q99)
 	if others := w.changedOutside(names[:*moving]); len(others) > 0 {
 		t.Errorf("flapping: %d rollouts that did not move changed phase: %v", len(others), others[:min(5, len(others))])
 	}
@@ -227,14 +239,14 @@ type controllerProc struct {
 	done chan struct{}
 }
 
-func startController(t *testing.T, c *localcluster.Cluster, user, runs string) *controllerProc {
+func startController(t *testing.T, c *localcluster.Cluster, user, runs, metricsAddr string) *controllerProc {
 	kc, err := c.UserKubeconfig(user, "system:masters")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &controllerProc{logs: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(testenv.UpshiftBinary(t), "controller", "--kubeconfig", kc, "--namespace", runs,
-		"--metrics-addr", "0", "--health-probe-addr", "0", "--app-poll", "500ms")
+		"--metrics-addr", metricsAddr, "--health-probe-addr", "0", "--app-poll", "500ms")
 	p.cmd.Env = append(os.Environ(), "KUBECONFIG=")
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
