@@ -101,7 +101,8 @@ type JobMetric struct {
 }
 
 // WebMetric is a URL whose JSON answer is measured (Argo Rollouts' web
-// provider): result is the value JSONPath selects, or the whole answer.
+// provider): result is the value JSONPath selects, or the whole answer;
+// or, with statusCode, the answer's HTTP status.
 type WebMetric struct {
 	// URL to GET, http(s); the controller asks it from where it runs.
 	// +kubebuilder:validation:Pattern=`^https?://`
@@ -115,6 +116,11 @@ type WebMetric struct {
 	// Timeout of one request (default 30s).
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// StatusCode makes result the answer's HTTP status code (a number),
+	// whatever its body: a health URL judged by its status. Without
+	// conditions, 2xx is successful and any other status failed.
+	// +optional
+	StatusCode bool `json:"statusCode,omitempty"`
 }
 
 // PrometheusMetric is a PromQL query and the server that answers it.

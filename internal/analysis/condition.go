@@ -42,8 +42,13 @@ func Compile(m v1alpha1.Metric, path *field.Path) (*Conditions, field.ErrorList)
 	c := &Conditions{}
 	var err *field.Error
 	success := m.SuccessCondition
-	if m.Provider.Job != nil && success == "" && m.FailureCondition == "" {
-		success = "result == 0" // a Job's exit code: 0 is success, as a shell's
+	if success == "" && m.FailureCondition == "" {
+		switch {
+		case m.Provider.Job != nil:
+			success = "result == 0" // a Job's exit code: 0 is success, as a shell's
+		case m.Provider.Web != nil && m.Provider.Web.StatusCode:
+			success = "result >= 200 && result < 300"
+		}
 	}
 	if c.success, err = compile(success, path.Child("successCondition")); err != nil {
 		errs = append(errs, err)

@@ -70,6 +70,9 @@ func validateProvider(mp v1alpha1.MetricProvider, path *field.Path) field.ErrorL
 		if !httpURL(w.URL) {
 			errs = append(errs, field.Invalid(wp.Child("url"), redact.URL(w.URL), "must be an absolute http(s) URL that answers JSON"))
 		}
+		if w.JSONPath != "" && w.StatusCode {
+			errs = append(errs, field.Invalid(wp.Child("jsonPath"), w.JSONPath, "statusCode judges the answer's status, not its body: leave jsonPath out, or statusCode"))
+		}
 		if w.JSONPath != "" {
 			if err := jsonpath.New("metric").Parse(w.JSONPath); err != nil {
 				errs = append(errs, field.Invalid(wp.Child("jsonPath"), w.JSONPath, err.Error()+"; write kubectl's JSONPath, e.g. {.data.errorRate}"))

@@ -41,7 +41,8 @@ func newWeb(spec v1alpha1.WebMetric, policy egress.Policy) (*web, error) {
 }
 
 // Measure GETs the URL; an answer that is not 2xx, not JSON or without
-// what JSONPath selects is an error.
+// what JSONPath selects is an error. With statusCode, the status is the
+// value, whatever it is.
 func (w *web) Measure(ctx context.Context, _ time.Time) (any, error) {
 	shown := redact.URL(w.spec.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.spec.URL, nil)
@@ -54,6 +55,10 @@ func (w *web) Measure(ctx context.Context, _ time.Time) (any, error) {
 		return nil, fmt.Errorf("GET %s: %s", shown, redact.URLIn(err.Error(), w.spec.URL))
 	}
 	defer resp.Body.Close()
+	if w.spec.StatusCode {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxWebAnswer)) // lets the connection be reused
+		return float64(resp.StatusCode), nil
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxWebAnswer+1))
 	switch {
 	case err != nil:

@@ -108,3 +108,44 @@ func TestProvidersKeepToThePolicy(t *testing.T) {
 		t.Errorf("a Prometheus on the metadata address: %v, want refused as link-local", err)
 	}
 }
+
+// With statusCode, result is the answer's HTTP status: a health URL
+// answering 503 is a failed measurement, not an error; 200 is successful;
+// conditions judge the number when given.
+func TestWebProviderJudgesTheStatusCode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			fmt.Fprint(w, "ok") // no JSON: the body is not judged
+			return
+		}
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	measure := func(path, success string) v1alpha1.Measurement {
+		m := v1alpha1.Metric{Name: "health", SuccessCondition: success,
+			Provider: v1alpha1.MetricProvider{Web: &v1alpha1.WebMetric{URL: srv.URL + path, StatusCode: true}}}
+		if errs := Validate(m, field.NewPath("metric")); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		c, _ := Compile(m, field.NewPath("metric"))
+		p, err := NewProvider(m, egress.Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := Measure(context.Background(), p, c, time.Now())
+		return got
+	}
+	if m := measure("/healthz", ""); m.Phase != v1alpha1.AnalysisSuccessful || m.Value != "200" {
+		t.Errorf("200: %+v", m)
+	}
+	if m := measure("/down", ""); m.Phase != v1alpha1.AnalysisFailed || m.Value != "503" {
+		t.Errorf("503: %+v, want a failed measurement of 503", m)
+	}
+	if m := measure("/down", "result == 503"); m.Phase != v1alpha1.AnalysisSuccessful {
+		t.Errorf("503 judged by result == 503: %+v", m)
+	}
+	bad := v1alpha1.Metric{Name: "health", Provider: v1alpha1.MetricProvider{Web: &v1alpha1.WebMetric{URL: srv.URL, StatusCode: true, JSONPath: "{.a}"}}}
+	if errs := Validate(bad, field.NewPath("metric")); len(errs) != 1 || errs[0].Field != "metric.provider.web.jsonPath" {
+		t.Errorf("statusCode with jsonPath: %v", errs)
+	}
+}
