@@ -281,6 +281,8 @@ type AppAnalysis struct {
 }
 
 // AppCanaryStep is one weight of a canary and how long to hold it.
+//
+// +kubebuilder:validation:XValidation:rule=`!has(self.untilPromoted) || !self.untilPromoted || !has(self.pause) || self.pause == 0`,message="a step holds for pause seconds or untilPromoted, not both"
 type AppCanaryStep struct {
 	// Weight is the share of the replicas, in percent, that run the new
 	// version: ceil(replicas × weight / 100) canary pods, at least one,
@@ -295,6 +297,11 @@ type AppCanaryStep struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=604800
 	Pause int32 `json:"pause,omitempty"`
+	// UntilPromoted holds the step, once its canary pods are ready, until
+	// it is promoted (upshift app promote, the upshift.dev/promote
+	// annotation): Argo Rollouts' pause without a duration.
+	// +optional
+	UntilPromoted bool `json:"untilPromoted,omitempty"`
 }
 
 // UpgradeWindow is a maintenance window: a cron schedule of its starts,

@@ -66,6 +66,17 @@ func (x *decider) canaryStep() Decision {
 		x.st.PauseStartedAt = &x.now
 		x.event(false, "CanaryStep", fmt.Sprintf("%s: ready; holding %ds", where, step.Pause))
 	}
+	if step.UntilPromoted {
+		if !x.promoted() {
+			// Nothing to look again for: the promote annotation wakes it
+			// (and the analysis, if any, its measurements).
+			x.st.Message = where + ": holding until promoted (upshift app promote)"
+			return Decision{}
+		}
+		x.st.CanaryStep++
+		x.st.CanaryStepStartedAt, x.st.PauseStartedAt = nil, nil
+		return x.canaryStep()
+	}
 	pause := time.Duration(step.Pause) * time.Second
 	left := x.st.PauseStartedAt.Add(pause).Sub(x.o.Now)
 	if promoted := x.promoted(); left > 0 && !promoted {

@@ -171,3 +171,29 @@ func TestNamesFit(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A step with untilPromoted holds once its pods are ready, however long,
+// asking to be looked at again for nothing; a promote moves it on.
+func TestStepHeldUntilPromoted(t *testing.T) {
+	spec := seedSpec()
+	spec.UpgradeStrategy.MigrationJob = nil
+	spec.UpgradeStrategy.Canary.Steps = []v1alpha1.AppCanaryStep{{Weight: 50, UntilPromoted: true}, {Weight: 100}}
+	w := newWorld(t, spec, 4, "registry.example.com/shop:v1.0.0")
+	w.run(10)
+	st := w.app.Status
+	if st.Phase != v1alpha1.AppDeploying || st.CanaryWeight != 50 || st.PauseStartedAt == nil || !strings.Contains(st.Message, "holding until promoted") {
+		t.Fatalf("not held at 50%%: %+v", st)
+	}
+	w.now = w.now.Add(30 * 24 * time.Hour)
+	if d := w.step(); d.Action != None || d.RequeueAfter != 0 || w.app.Status.Phase != v1alpha1.AppDeploying {
+		t.Errorf("a month later: %+v, phase %s: want held, nothing to look again for", d, w.app.Status.Phase)
+	}
+	if got := Steps(w.app, w.now)[0]; got.State != StepCurrent || got.Detail != "holding until promoted" || !got.UntilPromoted {
+		t.Errorf("the strip's step: %+v", got)
+	}
+	w.app.Annotations = map[string]string{v1alpha1.AnnotationPromote: "1"}
+	w.run(10)
+	if st := w.app.Status; st.Phase != v1alpha1.AppHealthy || firstImage(w.dep) != "registry.example.com/shop:v2.0.0" {
+		t.Errorf("after the promote: %s, image %s", st.Phase, firstImage(w.dep))
+	}
+}

@@ -28,9 +28,11 @@ const (
 // and for the current one what it waits for.
 type Step struct {
 	Weight int32 `json:"weight"`
-	// Pause in seconds once the step's pods are ready (0: move on at once).
-	Pause int32     `json:"pause,omitempty"`
-	State StepState `json:"state"`
+	// Pause in seconds once the step's pods are ready (0: move on at once,
+	// unless UntilPromoted holds it until promoted).
+	Pause         int32     `json:"pause,omitempty"`
+	UntilPromoted bool      `json:"untilPromoted,omitempty"`
+	State         StepState `json:"state"`
 	// Detail says what the current step waits for ("pods starting",
 	// "holding, 4m left", "moving on").
 	Detail string `json:"detail,omitempty"`
@@ -46,7 +48,7 @@ func Steps(a *v1alpha1.AppRollout, now time.Time) []Step {
 	deploying := st.Phase == v1alpha1.AppDeploying
 	steps := make([]Step, len(c.Steps))
 	for i, s := range c.Steps {
-		steps[i] = Step{Weight: s.Weight, Pause: s.Pause, State: StepPending}
+		steps[i] = Step{Weight: s.Weight, Pause: s.Pause, UntilPromoted: s.UntilPromoted, State: StepPending}
 		switch {
 		case deploying && int32(i) == st.CanaryStep:
 			steps[i].State, steps[i].Detail = StepCurrent, stepDetail(s, st, now)
@@ -61,6 +63,9 @@ func Steps(a *v1alpha1.AppRollout, now time.Time) []Step {
 func stepDetail(s v1alpha1.AppCanaryStep, st v1alpha1.AppRolloutStatus, now time.Time) string {
 	if st.PauseStartedAt == nil {
 		return "pods starting"
+	}
+	if s.UntilPromoted {
+		return "holding until promoted"
 	}
 	end := st.PauseStartedAt.Add(time.Duration(s.Pause) * time.Second)
 	if st.PausedAt != nil {

@@ -85,7 +85,10 @@ func stepStrip(a *v1alpha1.AppRollout, now time.Time) string {
 	parts := make([]string, len(steps))
 	for i, s := range steps {
 		p := fmt.Sprintf("%d%%", s.Weight)
-		if s.Pause > 0 {
+		switch {
+		case s.UntilPromoted:
+			p += " until promoted"
+		case s.Pause > 0:
 			p += fmt.Sprintf(" %ds", s.Pause)
 		}
 		switch s.State {

@@ -42,6 +42,7 @@ func (s *Server) driveOn(what string, run func() (wizard.State, Status, error), 
 				return
 			case <-time.After(windowRecheck(time.Until(ww.Next))):
 			}
+			s.windows.set(what, nil) // the run goes on, or says again what it waits for
 			continue
 		case errors.Is(err, lease.ErrHeld):
 			s.cfg.Log(fmt.Sprintf("another driver holds the cluster's lease: %s waits for it", what))

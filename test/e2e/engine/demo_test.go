@@ -75,7 +75,7 @@ func TestDemo(t *testing.T) {
 		"error-rate: Failed, 1 measured, 1 failed",
 		"$ upshift app promote cart -n demo-cart",
 		"approllout/cart: promote requested",
-		"steps     20% 3600s ✓ → 100% ✓",
+		"steps     20% until promoted ✓ → 100% ✓",
 		"Deployment cart runs example.com/demo/cart:v3 at 5 replicas",
 	}
 	if _, err := exec.LookPath("prometheus"); err != nil {

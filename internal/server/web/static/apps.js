@@ -106,7 +106,7 @@ function stepStrip(steps) {
       dataset: { testid: 'app-step', state: s.state, weight: String(s.weight) },
     },
     h('span', { class: 'strip-weight' }, mark ? h('span', { 'aria-hidden': 'true' }, `${mark} `) : null, `${s.weight}%`),
-    h('span', { class: 'strip-pause' }, s.pause ? `pause ${s.pause}s` : 'no pause'),
+    h('span', { class: 'strip-pause' }, s.untilPromoted ? 'until promoted' : s.pause ? `pause ${s.pause}s` : 'no pause'),
     h('span', { class: 'visually-hidden' }, `, step ${i + 1} of ${steps.length}, ${s.state}`),
     s.detail ? h('span', { class: 'strip-detail' }, s.detail) : null);
   }));
