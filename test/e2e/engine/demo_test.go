@@ -66,9 +66,23 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	// The app part: v2's canary breaches its analysis on a real
-	// Prometheus and is rolled back by itself; v3 is promoted. Without a
-	// prometheus binary the demo says how to get one.
+	wantAppPart(t, s)
+	// The controller's event says what the rollback did on its first line,
+	// the line an event list shows, before the crashed container's logs.
+	rolledBack := regexp.MustCompile(`(?m)^RolledBack  run demo-upgrades\.demo-2\.0\.0-controller rolled back: stage data-plane: step proxy failed: .*; rolled back data-plane, addons, schema, control-plane, crds; restore verified$`)
+	if !rolledBack.MatchString(s) {
+		t.Errorf("demo output lacks the controller's RolledBack event, outcome on its first line (%s)", rolledBack)
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", s)
+	}
+}
+
+// wantAppPart checks the demo's app part: v2's canary breaches its
+// analysis on a real Prometheus and is rolled back by itself; v3 is
+// promoted. Without a prometheus binary the demo says how to get one.
+func wantAppPart(t *testing.T, s string) {
+	t.Helper()
 	app := []string{
 		"$ kubectl get approllouts -n demo-cart -w",
 		"rolled back to example.com/demo/cart:v1: analysis: metric error-rate failed",
@@ -88,14 +102,5 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
-	}
-	// The controller's event says what the rollback did on its first line,
-	// the line an event list shows, before the crashed container's logs.
-	rolledBack := regexp.MustCompile(`(?m)^RolledBack  run demo-upgrades\.demo-2\.0\.0-controller rolled back: stage data-plane: step proxy failed: .*; rolled back data-plane, addons, schema, control-plane, crds; restore verified$`)
-	if !rolledBack.MatchString(s) {
-		t.Errorf("demo output lacks the controller's RolledBack event, outcome on its first line (%s)", rolledBack)
-	}
-	if t.Failed() {
-		t.Logf("output:\n%s", s)
 	}
 }

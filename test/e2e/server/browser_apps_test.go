@@ -42,18 +42,7 @@ func TestBrowserAppRollout(t *testing.T) {
 	e.appDeployment(ns, "shop", "registry.example.com/shop:v1", 5)
 	e.appController(ns)
 	kc := e.typedClient()
-	app := &v1alpha1.AppRollout{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}, Spec: v1alpha1.AppRolloutSpec{
-		Version: "v2", ServiceAccountName: "deployer",
-		UpgradeStrategy: v1alpha1.AppUpgradeStrategy{Type: v1alpha1.StrategyCanary, Canary: &v1alpha1.AppCanary{
-			Enabled: true, Steps: []v1alpha1.AppCanaryStep{{Weight: 20, Pause: 600}, {Weight: 100}},
-			Analysis: &v1alpha1.AppAnalysis{Metrics: []v1alpha1.Metric{{
-				Name: "error-rate", Interval: &metav1.Duration{Duration: time.Second},
-				SuccessCondition: "result[0] < 0.05", FailureCondition: "result[0] > 0.2",
-				Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: prom.URL, Query: promtest.Gauge}},
-			}}},
-		}},
-	}}
-	if err := kc.Create(e.ctx, app); err != nil {
+	if err := kc.Create(e.ctx, measuredCanary(ns, prom.URL)); err != nil {
 		t.Fatal(err)
 	}
 	s := e.serve()
@@ -105,16 +94,7 @@ func TestBrowserAppRollout(t *testing.T) {
 	u.accessible("rolled-back rollout")
 	u.shot("app-rollout-rolled-back", testID("app-analysis"))
 
-	token := s.login(adminPassword)
-	before := e.getRollout(kc, ns, "shop").Annotations[v1alpha1.AnnotationPromote]
-	var refused apiError
-	s.must(http.StatusConflict, "POST", "/api/apps/"+ns+"/shop/promote", token, nil, &refused)
-	if !strings.Contains(refused.Message, "promote does not apply now") {
-		t.Errorf("promote of a rolled-back rollout: %q", refused.Message)
-	}
-	if a := e.getRollout(kc, ns, "shop"); a.Annotations[v1alpha1.AnnotationPromote] != before {
-		t.Errorf("the refused promote was recorded: %v (was %q)", a.Annotations, before)
-	}
+	e.wantStalePromoteRefused(s, kc, ns)
 
 	prom.Set(t, "0.01")
 	u.click(testID("app-retry"))
@@ -128,6 +108,39 @@ func TestBrowserAppRollout(t *testing.T) {
 		t.Errorf("after the abort the Deployment runs %s, want v2 back", d.Spec.Template.Spec.Containers[0].Image)
 	}
 	u.checkProblems()
+}
+
+// measuredCanary is AppRollout shop of ns to v2: a canary at 20 % held
+// ten minutes, its error rate asked of the Prometheus at promURL every
+// second (good below 0.05, bad above 0.2).
+func measuredCanary(ns, promURL string) *v1alpha1.AppRollout {
+	return &v1alpha1.AppRollout{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}, Spec: v1alpha1.AppRolloutSpec{
+		Version: "v2", ServiceAccountName: "deployer",
+		UpgradeStrategy: v1alpha1.AppUpgradeStrategy{Type: v1alpha1.StrategyCanary, Canary: &v1alpha1.AppCanary{
+			Enabled: true, Steps: []v1alpha1.AppCanaryStep{{Weight: 20, Pause: 600}, {Weight: 100}},
+			Analysis: &v1alpha1.AppAnalysis{Metrics: []v1alpha1.Metric{{
+				Name: "error-rate", Interval: &metav1.Duration{Duration: time.Second},
+				SuccessCondition: "result[0] < 0.05", FailureCondition: "result[0] > 0.2",
+				Provider: v1alpha1.MetricProvider{Prometheus: &v1alpha1.PrometheusMetric{Address: promURL, Query: promtest.Gauge}},
+			}}},
+		}},
+	}}
+}
+
+// wantStalePromoteRefused: a promote of the rolled-back rollout (a stale
+// page's) answers 409 and is not recorded.
+func (e *env) wantStalePromoteRefused(s *server, kc client.Client, ns string) {
+	e.t.Helper()
+	token := s.login(adminPassword)
+	before := e.getRollout(kc, ns, "shop").Annotations[v1alpha1.AnnotationPromote]
+	var refused apiError
+	s.must(http.StatusConflict, "POST", "/api/apps/"+ns+"/shop/promote", token, nil, &refused)
+	if !strings.Contains(refused.Message, "promote does not apply now") {
+		e.t.Errorf("promote of a rolled-back rollout: %q", refused.Message)
+	}
+	if a := e.getRollout(kc, ns, "shop"); a.Annotations[v1alpha1.AnnotationPromote] != before {
+		e.t.Errorf("the refused promote was recorded: %v (was %q)", a.Annotations, before)
+	}
 }
 
 // appDeployment creates a Deployment of replicas pods running image.
