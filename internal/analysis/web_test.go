@@ -34,16 +34,7 @@ func TestWebProvider(t *testing.T) {
 	measure := func(path, jsonPath, success string) v1alpha1.Measurement {
 		m := v1alpha1.Metric{Name: "web", SuccessCondition: success,
 			Provider: v1alpha1.MetricProvider{Web: &v1alpha1.WebMetric{URL: srv.URL + path + "?token=s3cr3t", JSONPath: jsonPath}}}
-		if errs := Validate(m, field.NewPath("metric")); len(errs) > 0 {
-			t.Fatal(errs)
-		}
-		c, _ := Compile(m, field.NewPath("metric"))
-		p, err := NewProvider(m, egress.Policy{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := Measure(context.Background(), p, c, time.Now())
-		return got
+		return measureOnce(t, m)
 	}
 	for _, tt := range []struct {
 		name, path, jsonPath, success string
@@ -124,16 +115,7 @@ func TestWebProviderJudgesTheStatusCode(t *testing.T) {
 	measure := func(path, success string) v1alpha1.Measurement {
 		m := v1alpha1.Metric{Name: "health", SuccessCondition: success,
 			Provider: v1alpha1.MetricProvider{Web: &v1alpha1.WebMetric{URL: srv.URL + path, StatusCode: true}}}
-		if errs := Validate(m, field.NewPath("metric")); len(errs) > 0 {
-			t.Fatal(errs)
-		}
-		c, _ := Compile(m, field.NewPath("metric"))
-		p, err := NewProvider(m, egress.Policy{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := Measure(context.Background(), p, c, time.Now())
-		return got
+		return measureOnce(t, m)
 	}
 	if m := measure("/healthz", ""); m.Phase != v1alpha1.AnalysisSuccessful || m.Value != "200" {
 		t.Errorf("200: %+v", m)
@@ -148,4 +130,20 @@ func TestWebProviderJudgesTheStatusCode(t *testing.T) {
 	if errs := Validate(bad, field.NewPath("metric")); len(errs) != 1 || errs[0].Field != "metric.provider.web.jsonPath" {
 		t.Errorf("statusCode with jsonPath: %v", errs)
 	}
+}
+
+// measureOnce validates and compiles a metric as a gate would, and takes
+// one measurement of it now.
+func measureOnce(t *testing.T, m v1alpha1.Metric) v1alpha1.Measurement {
+	t.Helper()
+	if errs := Validate(m, field.NewPath("metric")); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	c, _ := Compile(m, field.NewPath("metric"))
+	p, err := NewProvider(m, egress.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := Measure(context.Background(), p, c, time.Now())
+	return got
 }
