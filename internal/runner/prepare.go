@@ -22,6 +22,16 @@ type records interface {
 
 var _ records = (*runstore.Store)(nil)
 
+// applyMode is what apply may do with a run already saved.
+type applyMode struct {
+	// retry starts a rolled-back run over (engine.DecideApply).
+	retry bool
+	// abortHolds: a run an operator aborted is resumed only on retry
+	// (Session.Resume). Decided here, on the list read under the lease:
+	// a check before it would race an abort landing in between.
+	abortHolds bool
+}
+
 // prepare reads the runs saved on the cluster, decides what apply does
 // with this plan (engine.DecideApply) and records the start of what it
 // decided. drive tells whether the run is to be driven on; a refusal is
@@ -32,7 +42,7 @@ var _ records = (*runstore.Store)(nil)
 //
 // check runs the plan's health checks (spec.checks) when a run starts or
 // starts over, before anything is written; nil checks nothing.
-func prepare(ctx context.Context, store records, p *resolve.Plan, owner *v1alpha1.RunOwner, retry bool, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Result, drive bool, err error) {
+func prepare(ctx context.Context, store records, p *resolve.Plan, owner *v1alpha1.RunOwner, mode applyMode, notice func(string), check func(context.Context) ([]v1alpha1.StepStatus, error)) (out *Result, drive bool, err error) {
 	// One list tells both: the run of this plan, if any, and the others.
 	all, err := store.List(ctx)
 	if err != nil {
@@ -53,7 +63,11 @@ func prepare(ctx context.Context, store records, p *resolve.Plan, owner *v1alpha
 		return &Result{Decision: engine.Decision{Verdict: engine.Refuse}}, false, fmt.Errorf("%w: run %s belongs to %s, not to %s: it is driven only through its owner (the CLI's retry, rollback and abort act on any run)",
 			ErrRefused, existing.Name, existing.Spec.Owner, owner)
 	}
-	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, retry)
+	if mode.abortHolds && !mode.retry && existing != nil && existing.Status.Phase == v1alpha1.RunAborted {
+		dec := engine.Decision{Verdict: engine.Refuse, Reason: fmt.Sprintf("run %s was aborted by an operator: only a retry resumes it", existing.Name), Run: existing.Name}
+		return &Result{Run: existing, Decision: dec}, false, fmt.Errorf("%w: %w: %s", ErrRefused, ErrAbortedRun, dec.Reason)
+	}
+	dec := engine.DecideApply(existing, others, p.Digest, p.SourceDigests, mode.retry)
 	out = &Result{Run: existing, Decision: dec}
 	switch dec.Verdict {
 	case engine.Refuse:

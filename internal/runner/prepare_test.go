@@ -128,6 +128,7 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		runs       []*v1alpha1.UpgradeRun
 		plan       *resolve.Plan
 		retry      bool
+		abortHolds bool // as Resume asks
 		listErr    error
 		sourcesErr error
 		verdict    engine.Verdict
@@ -142,6 +143,9 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 		{name: "unfinished, same plan: resume, write nothing yet", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
 		{name: "created, its status never written: start it", runs: []*v1alpha1.UpgradeRun{unstarted(plan)}, plan: plan, verdict: engine.ResumeRun, drive: true, writes: "save", attempt: 1},
 		{name: "aborted: resume", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunAborted)}, plan: plan, verdict: engine.ResumeRun, drive: true, attempt: 1},
+		{name: "aborted, resumed by an upgrade: refuse without a retry", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunAborted)}, plan: plan, abortHolds: true, verdict: engine.Refuse, errHas: "only a retry resumes it"},
+		{name: "aborted, resumed by an upgrade's retry: resume", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunAborted)}, plan: plan, abortHolds: true, retry: true, verdict: engine.ResumeRun, drive: true, attempt: 1},
+		{name: "running, resumed by an upgrade: resume", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: plan, abortHolds: true, verdict: engine.ResumeRun, drive: true, attempt: 1},
 		{name: "unfinished, plan changed: refuse", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunRunning)}, plan: changed, verdict: engine.Refuse, errHas: "content changed"},
 		{name: "succeeded, same plan: nothing to do", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunSucceeded)}, plan: plan, verdict: engine.AlreadyDone},
 		{name: "succeeded, other content: refuse", runs: []*v1alpha1.UpgradeRun{saved(plan, v1alpha1.RunSucceeded)}, plan: changed, verdict: engine.Refuse, errHas: "new metadata.name"},
@@ -157,13 +161,16 @@ func TestPrepareDecidesFromTheSavedRun(t *testing.T) {
 			for _, r := range tt.runs {
 				f.runs[r.Name] = r
 			}
-			out, drive, err := prepare(context.Background(), f, tt.plan, nil, tt.retry, func(string) {}, nil)
+			out, drive, err := prepare(context.Background(), f, tt.plan, nil, applyMode{retry: tt.retry, abortHolds: tt.abortHolds}, func(string) {}, nil)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("err = %v, want one saying %q", err, tt.errHas)
 				}
 				if tt.verdict == engine.Refuse && !errors.Is(err, ErrRefused) {
 					t.Errorf("a refusal must wrap ErrRefused (exit 1): %v", err)
+				}
+				if tt.abortHolds && !errors.Is(err, ErrAbortedRun) {
+					t.Errorf("an aborted run held must wrap ErrAbortedRun (the upgrade names it): %v", err)
 				}
 			} else if err != nil {
 				t.Fatal(err)
@@ -269,7 +276,7 @@ func TestChecksRunWhenARunStartsOnly(t *testing.T) {
 				f.runs[tt.saved.Name] = tt.saved
 			}
 			called := false
-			_, drive, err := prepare(context.Background(), f, plan, nil, tt.retry, func(string) {}, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { called = true; return failing(ctx) })
+			_, drive, err := prepare(context.Background(), f, plan, nil, applyMode{retry: tt.retry}, func(string) {}, func(ctx context.Context) ([]v1alpha1.StepStatus, error) { called = true; return failing(ctx) })
 			if called != tt.checked {
 				t.Fatalf("checks called %v, want %v", called, tt.checked)
 			}
@@ -290,7 +297,7 @@ func TestAnUnstartedRunRecordsTheChecksItStartsWith(t *testing.T) {
 	plan := resolved(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s, namespace: n}\n")
 	f := &fakeRecords{runs: map[string]*v1alpha1.UpgradeRun{"demo": unstarted(plan)}}
 	passed := []v1alpha1.StepStatus{{Name: "nodes", Phase: v1alpha1.PhaseSucceeded}}
-	out, drive, err := prepare(context.Background(), f, plan, nil, false, func(string) {}, func(context.Context) ([]v1alpha1.StepStatus, error) { return passed, nil })
+	out, drive, err := prepare(context.Background(), f, plan, nil, applyMode{}, func(string) {}, func(context.Context) ([]v1alpha1.StepStatus, error) { return passed, nil })
 	if err != nil || !drive {
 		t.Fatalf("err %v, drive %v; want the run started", err, drive)
 	}

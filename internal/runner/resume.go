@@ -14,8 +14,9 @@ import (
 // finds unfinished (after a crash, or waiting at an approval), whose plan
 // a catalog might no longer render the same. A finished run is nothing to
 // resume: it is reported as apply reports it (already done, or rolled
-// back).
-func (s *Session) Resume(ctx context.Context, name string) (*Result, error) {
+// back). A run an operator aborted is resumed only on retry; otherwise
+// the error wraps ErrAbortedRun and nothing changes.
+func (s *Session) Resume(ctx context.Context, name string, retry bool) (*Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -31,5 +32,5 @@ func (s *Session) Resume(ctx context.Context, name string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the sources saved with run %s: %w", name, err)
 	}
-	return s.Apply(ctx, p, false)
+	return s.apply(ctx, p, applyMode{retry: retry, abortHolds: true})
 }

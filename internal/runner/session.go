@@ -31,6 +31,8 @@ var (
 	ErrInterrupted = errors.New("interrupted")
 	// ErrAborted: an operator aborted the run.
 	ErrAborted = errors.New("aborted")
+	// ErrAbortedRun: Resume found the run aborted and no retry asked.
+	ErrAbortedRun = errors.New("aborted by an operator")
 	// ErrLeaseLost: another process may hold the run now.
 	ErrLeaseLost = errors.New("lease lost")
 )
@@ -227,6 +229,10 @@ func (s *Session) acquire(ctx context.Context, run string, seenFree bool) (*leas
 
 // Apply runs or resumes the plan, as engine.DecideApply rules.
 func (s *Session) Apply(ctx context.Context, p *resolve.Plan, retry bool) (*Result, error) {
+	return s.apply(ctx, p, applyMode{retry: retry})
+}
+
+func (s *Session) apply(ctx context.Context, p *resolve.Plan, mode applyMode) (*Result, error) {
 	pre := s.takePreLease(ctx)
 	defer pre.drop() // unless claimed below
 	if err := s.ready(ctx); err != nil {
@@ -256,7 +262,7 @@ func (s *Session) Apply(ctx context.Context, p *resolve.Plan, retry bool) (*Resu
 		}
 		return st, nil
 	}
-	out, drive, err := prepare(held.Context(), s.store, p, s.opts.Owner, retry, s.opts.Notice, checks)
+	out, drive, err := prepare(held.Context(), s.store, p, s.opts.Owner, mode, s.opts.Notice, checks)
 	if err != nil || !drive {
 		return out, err
 	}

@@ -208,7 +208,7 @@ func (s *Server) command(sess *runner.Session, cmd Command, resumed bool) bool {
 		case cmd.Kind == CommandRollback:
 			out, err = sess.Rollback(s.ctx, cmd.Run)
 		case resumed:
-			out, err = sess.Resume(s.ctx, cmd.Run)
+			out, err = sess.Resume(s.ctx, cmd.Run, false) // an abort after the retry holds
 		default:
 			out, err = sess.Retry(s.ctx, cmd.Run)
 		}

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -191,11 +192,15 @@ func (h *Hops) resumeUnfinished(ctx context.Context, res *Result) (others map[st
 		if _, ok := h.Catalog.Release(v); !ok {
 			continue // not this platform's: the next hop's apply refuses, naming it
 		}
-		if r.Status.Phase == v1alpha1.RunAborted && !h.Retry {
+		// Resume decides on the run as read under its lease: an abort
+		// landing after the list above still holds without a retry.
+		if r.Status.Phase != v1alpha1.RunAborted || h.Retry {
+			h.notice(fmt.Sprintf("run %s to %s is unfinished (%s): resuming it first", r.Name, v, r.Status.Phase))
+		}
+		out, err := h.Session.Resume(ctx, r.Name, h.Retry)
+		if errors.Is(err, runner.ErrAbortedRun) {
 			return others, true, &AbortedError{Run: r.Name, Version: v}
 		}
-		h.notice(fmt.Sprintf("run %s to %s is unfinished (%s): resuming it first", r.Name, v, r.Status.Phase))
-		out, err := h.Session.Resume(ctx, r.Name)
 		if err != nil {
 			return others, true, h.refused(out, err, r.Name)
 		}
