@@ -22,6 +22,8 @@ func (s Step) Kind() string {
 		return "approval"
 	case s.Pause != nil:
 		return "pause"
+	case s.Autopilot != nil:
+		return "autopilot"
 	}
 	return ""
 }

@@ -118,8 +118,8 @@ type Stage struct {
 // Step is one action. Exactly one kind field is set (a union, as in
 // Kubernetes APIs).
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval or pause",reason=FieldValueRequired
-// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval or pause; split this step in two",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause), has(self.autopilot)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause or autopilot",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause), has(self.autopilot)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause or autopilot; split this step in two",reason=FieldValueForbidden
 type Step struct {
 	// Name is unique across the plan.
 	// +kubebuilder:validation:MinLength=1
@@ -158,4 +158,6 @@ type Step struct {
 	Approval *ApprovalStep `json:"approval,omitempty"`
 	// +optional
 	Pause *PauseStep `json:"pause,omitempty"`
+	// +optional
+	Autopilot *AutopilotStep `json:"autopilot,omitempty"`
 }

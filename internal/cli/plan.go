@@ -202,6 +202,12 @@ func describeStep(s v1alpha1.Step) string {
 			d += ", values from " + describeValuesFrom(s.Helm.ValuesFrom)
 		}
 		return d
+	case s.Autopilot != nil:
+		cmd := "k0supdate"
+		if s.Autopilot.Airgap {
+			cmd = "airgapupdate"
+		}
+		return fmt.Sprintf("upgrade k0s to %s on every node with an autopilot Plan (%s)", s.Autopilot.Version, cmd)
 	}
 	return "?"
 }

@@ -94,7 +94,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval or pause"
+const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause or autopilot"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -138,6 +138,10 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Helm != nil {
 		set++
 		errs = append(errs, validateHelm(path.Child("helm"), s.Helm, base)...)
+	}
+	if s.Autopilot != nil {
+		set++
+		errs = append(errs, validateAutopilot(path.Child("autopilot"), s.Autopilot)...)
 	}
 	switch set {
 	case 0:

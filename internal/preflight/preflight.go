@@ -78,6 +78,10 @@ func Run(ctx context.Context, d Deps, p *resolve.Plan) field.ErrorList {
 				pf.recreate(ctx, path.Child("recreate"), step.Recreate, p.ObjectsFor(i, j))
 			case step.Freeze != nil:
 				pf.freeze(ctx, path.Child("freeze"), step.Freeze)
+			case step.Approval != nil, step.Pause != nil:
+				// they write nothing
+			default:
+				pf.rendered(ctx, path.Child(step.Kind()), i, j)
 			}
 		}
 		pf.at = nil

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 )
@@ -43,4 +44,10 @@ type Reverted struct {
 // cluster): preflight checks the credentials and the CRDs among them.
 type Renderer interface {
 	Rendered(ctx context.Context) ([]Ref, []*unstructured.Unstructured, error)
+}
+
+// Reader is an executor that reads kinds besides its targets (the nodes
+// a step spreads over): preflight checks the credentials may read them.
+type Reader interface {
+	Reads() []schema.GroupVersionResource
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/clients"
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/step"
+	"github.com/upshift-dev/upshift/internal/steps/autopilot"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
@@ -25,7 +26,7 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval or pause)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause or autopilot)")
 
 // Input is everything a step's executor is built from, besides the
 // shared clients.
@@ -70,7 +71,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil} {
 		if set {
 			kinds++
 		}
@@ -98,6 +99,9 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		e, err = freeze.New(*s.Freeze, in.Run, s.Name, timeout, d.Applier, d.Dynamic, in.Runs)
 	case s.Approval != nil, s.Pause != nil:
 		e, err = wait.New(s, in.Started, in.Waits)
+	case s.Autopilot != nil:
+		e, err = autopilot.New(*s.Autopilot, in.Attempt, s.Name, in.Started, timeout,
+			autopilot.Clients{Applier: d.Applier, Dynamic: d.Dynamic, Clientset: d.Clientset})
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}
@@ -133,6 +137,8 @@ func TraitsOf(s v1alpha1.Step) step.Traits {
 		return freeze.Traits
 	case s.Approval != nil, s.Pause != nil:
 		return wait.Traits
+	case s.Autopilot != nil:
+		return autopilot.Traits
 	}
 	return step.Traits{}
 }
@@ -157,6 +163,8 @@ func NewReverter(in Input, d *clients.Set) step.Reverter {
 		return helmstep.NewRelease(*s.Helm, timeoutOf(in), HelmClients(d))
 	case s.Job != nil && s.Job.RollbackJob != nil:
 		return job.NewReverter(*s.Job, in.RollbackObjects, timeoutOf(in), in.Attempt, d.Applier, d.Waiter, d.Clientset)
+	case s.Autopilot != nil:
+		return autopilot.NewReverter(*s.Autopilot, d.Clientset)
 	}
 	return nil
 }

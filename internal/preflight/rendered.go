@@ -1,0 +1,43 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// rendered checks a step of a kind that says itself what it writes
+// (step.Renderer) and what else it reads (step.Reader): the kinds served,
+// and the credentials allowed to write and read them. A kind that says
+// neither is not checked here.
+func (pf *preflight) rendered(ctx context.Context, p *field.Path, stage, i int) {
+	ex, err := pf.d.Executor(stage, i)
+	if err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p, "", err.Error()))
+		return
+	}
+	if rd, ok := ex.(step.Reader); ok {
+		for _, gvr := range rd.Reads() {
+			for _, verb := range []string{"get", "list", "watch"} {
+				pf.need(verb, gvr, "", fmt.Sprintf("%s (reads %s)", p, gvr.Resource))
+			}
+		}
+	}
+	r, ok := ex.(step.Renderer)
+	if !ok {
+		return
+	}
+	_, objs, err := r.Rendered(ctx)
+	if apierrors.IsForbidden(err) {
+		return // the reads above name what is missing
+	}
+	if err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p, "", "cannot say what it writes: "+err.Error()))
+		return
+	}
+	pf.objects(ctx, p, objs)
+}
