@@ -24,6 +24,8 @@ func (s Step) Kind() string {
 		return "pause"
 	case s.Autopilot != nil:
 		return "autopilot"
+	case s.Distribute != nil:
+		return "distribute"
 	}
 	return ""
 }

@@ -46,3 +46,96 @@ type AutopilotArtifact struct {
 	// +optional
 	SHA256 string `json:"sha256,omitempty"`
 }
+
+// DistributeStep puts a release's artifacts on every node's disk before
+// the nodes are upgraded, as embedded-cluster's artifact Jobs do: one Job
+// per node (copy-artifacts-<node>, pinned to it by nodeName, the node's
+// HostPath mounted read-write), running Image with Command. Each call
+// lists the nodes again, so a node that joins during the step gets its
+// Job. The step succeeds once every node's Job has, and deletes the Jobs
+// and its Secret; a Job that fails fails the step, naming the node and
+// its log's last lines. A rollback deletes them too.
+type DistributeStep struct {
+	// Namespace of the Jobs and their Secret. Default embedded-cluster.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Image copies the artifacts (embedded-cluster's
+	// local-artifact-mirror).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image"`
+	// Command of its one container.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Command []string `json:"command"`
+	// Artifacts the Jobs fetch, by name: a URL online, an image or chart
+	// reference in a registry when airgap. The container reads them as
+	// JSON in ARTIFACTS.
+	// +kubebuilder:validation:MaxProperties=64
+	// +optional
+	Artifacts map[string]string `json:"artifacts,omitempty"`
+	// Airgap: the artifacts come from a registry or a bundle; the Jobs'
+	// artifacts-config-hash annotation is then their hash (empty online,
+	// as embedded-cluster writes it).
+	// +optional
+	Airgap bool `json:"airgap,omitempty"`
+	// Env of the container.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Env []NameValue `json:"env,omitempty"`
+	// SecretEnv are variables read from Secrets of the Jobs' namespace
+	// (embedded-cluster's license ID). Their values are copied into a
+	// Secret of the step's own, created before the Jobs and deleted
+	// after them: the Jobs see those keys alone, for as long as they run.
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	SecretEnv []SecretEnvVar `json:"secretEnv,omitempty"`
+	// HostPath is the node's directory mounted read-write at MountPath.
+	// Default /var/lib/embedded-cluster at /embedded-cluster.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	HostPath string `json:"hostPath,omitempty"`
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	MountPath string `json:"mountPath,omitempty"`
+	// Installation names the embedded-cluster Installation the artifacts
+	// are for: the Jobs' installation-name annotation and INSTALLATION.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Installation string `json:"installation,omitempty"`
+	// ServiceAccountName the Jobs' pods run as (embedded-cluster's
+	// embedded-cluster-operator). Default: the namespace's default.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// BackoffLimit of each Job. Default 2, as embedded-cluster's.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
+}
+
+// NameValue is an environment variable.
+type NameValue struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Value string `json:"value,omitempty"`
+}
+
+// SecretEnvVar is an environment variable read from a key of a Secret.
+type SecretEnvVar struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+	// Secret of the Jobs' namespace, and its key.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Secret string `json:"secret"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
+}

@@ -116,3 +116,9 @@ func (c *Cluster) SetNodeReady(ctx context.Context, name string, ready bool) err
 	}
 	return fmt.Errorf("node %s did not become ready=%t within 30s", name, ready)
 }
+
+// AddNodes registers fake nodes until node-0 … node-(n-1) exist: nodes
+// joining the cluster, for kwok to run.
+func AddNodes(ctx context.Context, cs kubernetes.Interface, n int) error {
+	return createNodes(ctx, cs, n, "")
+}

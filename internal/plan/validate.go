@@ -94,7 +94,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause or autopilot"
+const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot or distribute"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -142,6 +142,10 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Autopilot != nil {
 		set++
 		errs = append(errs, validateAutopilot(path.Child("autopilot"), s.Autopilot)...)
+	}
+	if s.Distribute != nil {
+		set++
+		errs = append(errs, validateDistribute(path.Child("distribute"), s.Distribute)...)
 	}
 	switch set {
 	case 0:

@@ -174,7 +174,29 @@ func step(s *v1alpha1.Step) {
 		}
 		c.Values = Values(c.Values)
 		s.Helm = &c
+	case s.Distribute != nil:
+		s.Distribute = distribute(*s.Distribute)
 	}
+}
+
+// distribute hides a distribute step's env values (often credentials, as
+// a pod's inline env) and the credentials of its artifacts' URLs.
+func distribute(c v1alpha1.DistributeStep) *v1alpha1.DistributeStep {
+	if c.Env != nil {
+		env := make([]v1alpha1.NameValue, len(c.Env))
+		for i, e := range c.Env {
+			env[i] = v1alpha1.NameValue{Name: e.Name, Value: hidden(e.Value, false, "")}
+		}
+		c.Env = env
+	}
+	if c.Artifacts != nil {
+		arts := make(map[string]string, len(c.Artifacts))
+		for k, v := range c.Artifacts {
+			arts[k] = URL(v)
+		}
+		c.Artifacts = arts
+	}
+	return &c
 }
 
 func source(src v1alpha1.Source) v1alpha1.Source {

@@ -13,6 +13,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/autopilot"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
+	"github.com/upshift-dev/upshift/internal/steps/distribute"
 	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 	"github.com/upshift-dev/upshift/internal/steps/image"
@@ -26,7 +27,7 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause or autopilot)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot or distribute)")
 
 // Input is everything a step's executor is built from, besides the
 // shared clients.
@@ -71,7 +72,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil} {
 		if set {
 			kinds++
 		}
@@ -102,6 +103,8 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 	case s.Autopilot != nil:
 		e, err = autopilot.New(*s.Autopilot, in.Attempt, s.Name, in.Started, timeout,
 			autopilot.Clients{Applier: d.Applier, Dynamic: d.Dynamic, Clientset: d.Clientset})
+	case s.Distribute != nil:
+		e, err = newDistribute(in, timeout, d)
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}
@@ -139,6 +142,8 @@ func TraitsOf(s v1alpha1.Step) step.Traits {
 		return wait.Traits
 	case s.Autopilot != nil:
 		return autopilot.Traits
+	case s.Distribute != nil:
+		return distribute.Traits
 	}
 	return step.Traits{}
 }
@@ -155,7 +160,9 @@ func NewKeeper(in Input, d *clients.Set) step.Keeper {
 
 // NewReverter builds the step.Reverter of a step whose kind undoes in a
 // rollback what restoring its stage's objects cannot (a helm step's
-// release, a job step's rollbackJob), nil for the other kinds. It needs
+// release, a job step's rollbackJob, a distribute step's Jobs of nodes
+// that joined late) or says what it cannot undo (an autopilot step's
+// k0s), nil for the other kinds. It needs
 // none of the run's sources but the rollbackJob's (in.RollbackObjects).
 func NewReverter(in Input, d *clients.Set) step.Reverter {
 	switch s := in.Spec; {
@@ -165,8 +172,19 @@ func NewReverter(in Input, d *clients.Set) step.Reverter {
 		return job.NewReverter(*s.Job, in.RollbackObjects, timeoutOf(in), in.Attempt, d.Applier, d.Waiter, d.Clientset)
 	case s.Autopilot != nil:
 		return autopilot.NewReverter(*s.Autopilot, d.Clientset)
+	case s.Distribute != nil:
+		e, err := newDistribute(in, timeoutOf(in), d)
+		if err != nil {
+			return nil // validation refuses such a step; nothing of it ran
+		}
+		return distribute.NewReverter(e)
 	}
 	return nil
+}
+
+func newDistribute(in Input, timeout time.Duration, d *clients.Set) (*distribute.Executor, error) {
+	return distribute.New(*in.Spec.Distribute, in.Attempt, in.Spec.Name, in.Started, timeout,
+		distribute.Clients{Applier: d.Applier, Clientset: d.Clientset})
 }
 
 func timeoutOf(in Input) time.Duration {

@@ -56,7 +56,9 @@ func newEnv(t *testing.T) *env {
 	if _, err := e.Clientset.CoreV1().Nodes().Patch(ctx, "node-0", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = e.Dynamic.Resource(autopilot.GVR).Delete(context.Background(), autopilot.PlanName, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = e.Dynamic.Resource(autopilot.GVR).Delete(context.Background(), autopilot.PlanName, metav1.DeleteOptions{})
+	})
 	e.standIn = testenv.StartAutopilotStandIn(t, e.Dynamic, e.Clientset)
 	return e
 }
