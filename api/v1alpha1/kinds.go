@@ -26,6 +26,8 @@ func (s Step) Kind() string {
 		return "autopilot"
 	case s.Distribute != nil:
 		return "distribute"
+	case s.ClusterConfig != nil:
+		return "clusterConfig"
 	}
 	return ""
 }

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 // AutopilotStep upgrades k0s on every node through k0s autopilot, as
 // embedded-cluster does: it writes autopilot's Plan
 // (autopilot.k0sproject.io/v1beta2, cluster-scoped, named autopilot:
@@ -138,4 +140,33 @@ type SecretEnvVar struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Key string `json:"key"`
+}
+
+// ClusterConfigStep updates k0s's ClusterConfig (kube-system/k0s) as
+// embedded-cluster does after a k0s upgrade: the release's images, then
+// the vendor's overrides, then the end user's, each merged over the one
+// before into spec (JSON merge patch). A new pause image is written
+// first, on its own, as embedded-cluster writes it. The ClusterConfig is
+// backed up with its stage and restored on rollback like any object.
+type ClusterConfigStep struct {
+	// Namespace and Name of the ClusterConfig. Default kube-system/k0s.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Images is k0s's spec.images: {pause: {image, version}, coredns: …}.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Images *apiextensionsv1.JSON `json:"images,omitempty"`
+	// Overrides are merged into spec in order, each over the one before:
+	// embedded-cluster's vendor overrides, then the end user's. A null
+	// removes a field.
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Overrides []apiextensionsv1.JSON `json:"overrides,omitempty"`
 }

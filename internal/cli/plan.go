@@ -210,6 +210,8 @@ func describeStep(s v1alpha1.Step) string {
 		return fmt.Sprintf("upgrade k0s to %s on every node with an autopilot Plan (%s)", s.Autopilot.Version, cmd)
 	case s.Distribute != nil:
 		return fmt.Sprintf("copy the artifacts onto every node: a Job per node running %s", s.Distribute.Image)
+	case s.ClusterConfig != nil:
+		return fmt.Sprintf("update k0s's ClusterConfig: images, then %d override(s)", len(s.ClusterConfig.Overrides))
 	}
 	return "?"
 }

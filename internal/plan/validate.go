@@ -94,7 +94,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot or distribute"
+const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute or clusterConfig"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -146,6 +146,10 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Distribute != nil {
 		set++
 		errs = append(errs, validateDistribute(path.Child("distribute"), s.Distribute)...)
+	}
+	if s.ClusterConfig != nil {
+		set++
+		errs = append(errs, validateClusterConfig(path.Child("clusterConfig"), s.ClusterConfig)...)
 	}
 	switch set {
 	case 0:

@@ -12,6 +12,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/helmx"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/autopilot"
+	"github.com/upshift-dev/upshift/internal/steps/clusterconfig"
 	"github.com/upshift-dev/upshift/internal/steps/crds"
 	"github.com/upshift-dev/upshift/internal/steps/distribute"
 	"github.com/upshift-dev/upshift/internal/steps/freeze"
@@ -27,7 +28,7 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot or distribute)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot, distribute or clusterConfig)")
 
 // Input is everything a step's executor is built from, besides the
 // shared clients.
@@ -72,7 +73,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		timeout = DefaultTimeout
 	}
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil, s.ClusterConfig != nil} {
 		if set {
 			kinds++
 		}
@@ -105,6 +106,8 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 			autopilot.Clients{Applier: d.Applier, Dynamic: d.Dynamic, Clientset: d.Clientset})
 	case s.Distribute != nil:
 		e, err = newDistribute(in, timeout, d)
+	case s.ClusterConfig != nil:
+		e, err = clusterconfig.New(*s.ClusterConfig, timeout, d.Dynamic)
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}
@@ -144,6 +147,8 @@ func TraitsOf(s v1alpha1.Step) step.Traits {
 		return autopilot.Traits
 	case s.Distribute != nil:
 		return distribute.Traits
+	case s.ClusterConfig != nil:
+		return clusterconfig.Traits
 	}
 	return step.Traits{}
 }
