@@ -23,7 +23,9 @@ func TestDistributeStep(t *testing.T) {
 			"d.image: Required value: the image that copies the artifacts onto each node (embedded-cluster's local-artifact-mirror)",
 			`d.command: Required value: what the container runs, e.g. [/bin/sh, -ec, "local-artifact-mirror pull binaries …"]`,
 		}},
-		{name: "paths, namespace", edit: func(d *v1alpha1.DistributeStep) { d.HostPath, d.MountPath, d.Namespace = "var/lib", "/a/../b", "Embedded" }, want: []string{
+		{name: "paths, namespace", edit: func(d *v1alpha1.DistributeStep) {
+			d.HostPath, d.MountPath, d.Namespace = "var/lib", "/a/../b", "Embedded"
+		}, want: []string{
 			`d.namespace: Invalid value: "Embedded": a lowercase RFC 1123 label`,
 			`d.hostPath: Invalid value: "var/lib": must be a clean absolute path, e.g. /var/lib/embedded-cluster`,
 			`d.mountPath: Invalid value: "/a/../b": must be a clean absolute path, e.g. /var/lib/embedded-cluster`,

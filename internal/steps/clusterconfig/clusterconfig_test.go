@@ -49,7 +49,7 @@ func spec(ns string) v1alpha1.ClusterConfigStep {
 		Images:    js(`{"pause":{"image":"registry.k8s.io/pause","version":"3.10"},"coredns":{"image":"quay.io/k0sproject/coredns","version":"1.12.1"}}`),
 		Overrides: []apiextensionsv1.JSON{
 			*js(`{"telemetry":{"enabled":false},"network":{"clusterDomain":"vendor.local"}}`), // the vendor's
-			*js(`{"network":{"clusterDomain":"cluster.local"}}`),                            // the end user's, over it
+			*js(`{"network":{"clusterDomain":"cluster.local"}}`),                              // the end user's, over it
 		},
 	}
 }

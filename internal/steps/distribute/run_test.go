@@ -61,7 +61,9 @@ func TestDistributeRunsOneJobPerNodeThenCleansUp(t *testing.T) {
 	if err := localcluster.AddNodes(context.Background(), e.Clientset, 4); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = e.Clientset.CoreV1().Nodes().Delete(context.Background(), "node-3", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = e.Clientset.CoreV1().Nodes().Delete(context.Background(), "node-3", metav1.DeleteOptions{})
+	})
 	res = drive(t, ex)
 	if res.Status != step.Succeeded || !strings.Contains(res.Message, "every node (4: node-0, node-1, node-2, node-3)") {
 		t.Fatalf("result %+v, want every node, node-3 that joined too", res)
