@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/Masterminds/semver/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
@@ -17,14 +16,18 @@ var platformName = regexp.MustCompile(`^[a-z0-9]+-[a-z0-9]+$`)
 
 var sha256Hex = regexp.MustCompile(`^[a-f0-9]{64}$`)
 
+// k0sVersion is a version as k0s names it: what the kubelets report up to
+// "+k0s" is how the step knows a node runs it.
+var k0sVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?\+k0s\.\d+$`)
+
 // validateAutopilot checks an autopilot step: a version autopilot can
 // compare, and for each platform an http(s) URL and, when set, a sha256.
 func validateAutopilot(path *field.Path, a *v1alpha1.AutopilotStep) field.ErrorList {
 	var errs field.ErrorList
 	if a.Version == "" {
 		errs = append(errs, field.Required(path.Child("version"), "the k0s version to run, as k0s names it: v1.34.1+k0s.0"))
-	} else if _, err := semver.NewVersion(a.Version); err != nil {
-		errs = append(errs, field.Invalid(path.Child("version"), a.Version, "not a version: write it as k0s names it, v1.34.1+k0s.0"))
+	} else if !k0sVersion.MatchString(a.Version) {
+		errs = append(errs, field.Invalid(path.Child("version"), a.Version, "not a k0s version: write it as k0s names it, v1.34.1+k0s.0 (the kubelets then report v1.34.1+k0s)"))
 	}
 	if len(a.Platforms) == 0 {
 		errs = append(errs, field.Required(path.Child("platforms"), "where each platform's artifact is, e.g. linux-amd64: {url: https://…/k0s, sha256: …}"))

@@ -23,7 +23,10 @@ func TestAutopilotStep(t *testing.T) {
 			"a.platforms: Required value: where each platform's artifact is, e.g. linux-amd64: {url: https://…/k0s, sha256: …}",
 		}},
 		{name: "not a version", step: v1alpha1.AutopilotStep{Version: "latest", Platforms: good}, want: []string{
-			`a.version: Invalid value: "latest": not a version: write it as k0s names it, v1.34.1+k0s.0`,
+			`a.version: Invalid value: "latest": not a k0s version: write it as k0s names it, v1.34.1+k0s.0 (the kubelets then report v1.34.1+k0s)`,
+		}},
+		{name: "a Kubernetes version, not k0s's", step: v1alpha1.AutopilotStep{Version: "v1.34.1", Platforms: good}, want: []string{
+			`a.version: Invalid value: "v1.34.1": not a k0s version: write it as k0s names it, v1.34.1+k0s.0 (the kubelets then report v1.34.1+k0s)`,
 		}},
 		{name: "bad platform, url, sha", step: v1alpha1.AutopilotStep{Version: "v1.34.1+k0s.0", Platforms: map[string]v1alpha1.AutopilotArtifact{
 			"amd64": {URL: "/k0s", SHA256: "ABC"}}}, want: []string{

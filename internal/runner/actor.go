@@ -95,7 +95,7 @@ func (a *actor) input(r *v1alpha1.UpgradeRun, stage, i int) steps.Input {
 		Spec:       s,
 		HelmInputs: func() (*helmx.Chart, map[string]any, error) { return a.plan.HelmInputs(stage, i) },
 		Objects:    a.plan.ObjectsFor(stage, i),
-		Timeout:    durationOr(s.Timeout, DefaultStepTimeout),
+		Timeout:    durationOr(s.Timeout, stepTimeout(s)),
 		Attempt:    attemptOf(r),
 		Waits:      step.Waits{Approvals: a.approvals, Await: a.awaitApproval, Poll: a.poll, NoWait: a.noWait},
 		Run:        a.plan.RunName(),
@@ -232,4 +232,13 @@ func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
 		return d.Duration
 	}
 	return def
+}
+
+// stepTimeout is the default timeout of a step that sets none: its
+// kind's (step.Traits.Timeout), or DefaultStepTimeout.
+func stepTimeout(s v1alpha1.Step) time.Duration {
+	if t := steps.TraitsOf(s).Timeout; t > 0 {
+		return t
+	}
+	return DefaultStepTimeout
 }

@@ -1,6 +1,10 @@
 package step
 
-import "k8s.io/apimachinery/pkg/runtime/schema"
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
 
 // Traits are what a driver may assume of a kind without building its
 // executor. Each kind declares its own (its package's Traits); the
@@ -20,6 +24,10 @@ type Traits struct {
 	// backup besides them (no step.Keeper), so its stage may be backed up
 	// ahead of its turn.
 	NamesUpFront bool
+	// Timeout is the kind's default timeout when its step sets none (zero:
+	// the driver's default): an autopilot upgrade of every node takes
+	// longer than a rollout.
+	Timeout time.Duration
 }
 
 // Reach is what a Confined step changes besides its targets: the kinds

@@ -68,10 +68,7 @@ type Input struct {
 // becomes the executor of its kind.
 func New(in Input, d *clients.Set) (step.Executor, error) {
 	s := in.Spec
-	timeout := in.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := timeoutOf(in)
 	kinds := 0
 	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil, s.ClusterConfig != nil} {
 		if set {
@@ -176,7 +173,7 @@ func NewReverter(in Input, d *clients.Set) step.Reverter {
 	case s.Job != nil && s.Job.RollbackJob != nil:
 		return job.NewReverter(*s.Job, in.RollbackObjects, timeoutOf(in), in.Attempt, d.Applier, d.Waiter, d.Clientset)
 	case s.Autopilot != nil:
-		return autopilot.NewReverter(*s.Autopilot, d.Clientset)
+		return autopilot.NewReverter(*s.Autopilot, in.Attempt, s.Name, d.Dynamic, d.Clientset)
 	case s.Distribute != nil:
 		e, err := newDistribute(in, timeoutOf(in), d)
 		if err != nil {
@@ -196,14 +193,18 @@ func timeoutOf(in Input) time.Duration {
 	if in.Timeout > 0 {
 		return in.Timeout
 	}
+	if t := TraitsOf(in.Spec).Timeout; t > 0 {
+		return t
+	}
 	return DefaultTimeout
 }
 
 // NewFinisher builds the step.Finisher of a step whose kind has one (a
-// freeze), nil for the other kinds. It needs none of the run's sources,
-// so a run whose sources cannot be read is still finished.
+// freeze, a distribute step's Secret), nil for the other kinds. It needs
+// none of the run's sources, so a run whose sources cannot be read is
+// still finished.
 func NewFinisher(in Input, d *clients.Set) (step.Finisher, error) {
-	if in.Spec.Freeze == nil {
+	if in.Spec.Freeze == nil && in.Spec.Distribute == nil {
 		return nil, nil
 	}
 	e, err := New(in, d)

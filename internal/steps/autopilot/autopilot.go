@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,9 +64,11 @@ func New(spec v1alpha1.AutopilotStep, attempt step.RunAttempt, stepName string, 
 	return &Executor{spec: spec, owner: owner(attempt, stepName), timeout: timeout, started: started, c: c}, nil
 }
 
-// Targets is the Plan: absent in the stage's backup, so a rollback of the
-// stage deletes it.
-func (e *Executor) Targets(context.Context) ([]step.Ref, error) { return []step.Ref{Ref}, nil }
+// Targets are none. The Plan is not backed up: a restore could only bring
+// back a Plan that ended (another upgrade's, deleted to write ours), and
+// autopilot would run it again. The Reverter deletes the step's own Plan
+// instead.
+func (e *Executor) Targets(context.Context) ([]step.Ref, error) { return nil, nil }
 
 // Run reads the Plan and moves the step on by one move: writes the Plan,
 // reports autopilot's progress, or ends. It is safe to call again at any
@@ -103,7 +106,13 @@ func (e *Executor) start(ctx context.Context) (step.Result, error) {
 	if e.late() {
 		return e.waiting("nodes not on k0s %s: %s", e.spec.Version, nodes.behindText()), nil
 	}
-	if _, err := e.c.Applier.Apply(ctx, build(e.spec, e.owner, nodes.roles, time.Now())); err != nil {
+	// A create, never an apply: a Plan that appeared since the read (k0s's
+	// own updater writes the same name) is never overwritten.
+	_, err = e.c.Dynamic.Resource(GVR).Create(ctx, build(e.spec, e.owner, nodes.roles, time.Now()), metav1.CreateOptions{FieldManager: "upshift"})
+	if apierrors.IsAlreadyExists(err) {
+		return step.Progress(time.Millisecond, "autopilot Plan %s appeared meanwhile: reading it", PlanName), nil
+	}
+	if err != nil {
 		return step.Result{}, fmt.Errorf("write autopilot Plan %s: %w", PlanName, err)
 	}
 	return step.Progress(Poll, "wrote autopilot Plan %s: %s to k0s %s for %d controller(s) and %d worker(s) (%s)",
@@ -116,8 +125,8 @@ func (e *Executor) start(ctx context.Context) (step.Result, error) {
 func (e *Executor) completed(ctx context.Context, plan *unstructured.Unstructured) (step.Result, error) {
 	if e.spec.Airgap {
 		// An image bundle changes no node's version: done once autopilot is.
-		if err := e.delete(ctx, plan); err != nil {
-			return step.Result{}, err
+		if gone, err := e.delete(ctx, plan); !gone || err != nil {
+			return e.lost(err)
 		}
 		return step.Success("k0s %s's image bundle on every node: autopilot Plan %s completed and deleted", e.spec.Version, PlanName), nil
 	}
@@ -125,13 +134,26 @@ func (e *Executor) completed(ctx context.Context, plan *unstructured.Unstructure
 	if err != nil {
 		return step.Result{}, err
 	}
+	if missed := untargeted(plan, nodes); len(missed) > 0 {
+		return step.Failure("%s, but nodes %s joined after the Plan was written and autopilot will not move them: retry the step to write a Plan for them",
+			Reason(Completed), strings.Join(missed, ", ")), nil
+	}
 	if len(nodes.behind) > 0 {
 		return e.waiting("%s; waiting for the nodes to report kubelet %s: %s", Reason(Completed), KubeletVersion(e.spec.Version), nodes.behindText()), nil
 	}
-	if err := e.delete(ctx, plan); err != nil {
-		return step.Result{}, err
+	if gone, err := e.delete(ctx, plan); !gone || err != nil {
+		return e.lost(err)
 	}
 	return step.Success("k0s %s on every node (%d): autopilot Plan %s completed and deleted", e.spec.Version, len(nodes.ahead), PlanName), nil
+}
+
+// lost is the answer when deleting the Plan failed (err) or found another
+// Plan under the name (nil): that one is read next.
+func (e *Executor) lost(err error) (step.Result, error) {
+	if err != nil {
+		return step.Result{}, err
+	}
+	return step.Progress(time.Millisecond, "another autopilot Plan took the name %s: reading it", PlanName), nil
 }
 
 // other handles a Plan this step did not write: one still in progress is
@@ -145,20 +167,28 @@ func (e *Executor) other(ctx context.Context, plan *unstructured.Unstructured, b
 	if !Ended(state) {
 		return e.waiting("autopilot Plan %s %s is in progress (%s): waiting for it to end", PlanName, who, Reason(state)), nil
 	}
-	if err := e.delete(ctx, plan); err != nil {
+	if _, err := e.delete(ctx, plan); err != nil {
 		return step.Result{}, err
 	}
 	return step.Progress(time.Millisecond, "deleted autopilot Plan %s %s, which had ended %s", PlanName, who, state), nil
 }
 
-// delete removes plan, that very object (a precondition on its UID).
-func (e *Executor) delete(ctx context.Context, plan *unstructured.Unstructured) error {
+// delete removes plan, that very object (a precondition on its UID); gone
+// is false when another Plan has the name now.
+func deletePlan(ctx context.Context, dyn dynamic.Interface, plan *unstructured.Unstructured) (gone bool, err error) {
 	uid := plan.GetUID()
-	err := e.c.Dynamic.Resource(GVR).Delete(ctx, PlanName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("delete autopilot Plan %s: %w", PlanName, err)
+	err = dyn.Resource(GVR).Delete(ctx, PlanName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	switch {
+	case err == nil, apierrors.IsNotFound(err):
+		return true, nil
+	case apierrors.IsConflict(err):
+		return false, nil
 	}
-	return nil
+	return false, fmt.Errorf("delete autopilot Plan %s: %w", PlanName, err)
+}
+
+func (e *Executor) delete(ctx context.Context, plan *unstructured.Unstructured) (bool, error) {
+	return deletePlan(ctx, e.c.Dynamic, plan)
 }
 
 // waiting is a Running result, or the step's failure once its timeout,

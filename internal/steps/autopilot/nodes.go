@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 )
@@ -80,4 +81,28 @@ func controller(n *corev1.Node) bool {
 // Reads are the nodes the step reads (step.Reader).
 func (e *Executor) Reads() []schema.GroupVersionResource {
 	return []schema.GroupVersionResource{{Version: "v1", Resource: "nodes"}}
+}
+
+// untargeted are the nodes not on the version that plan does not name:
+// they joined after it was written (its targets are static node lists).
+func untargeted(plan *unstructured.Unstructured, c cluster) []string {
+	named := map[string]bool{}
+	cmds, _, _ := unstructured.NestedSlice(plan.Object, "spec", "commands")
+	for _, cmd := range cmds {
+		cm, _ := cmd.(map[string]any)
+		for _, path := range [][]string{{"k0supdate", "targets", "controllers"}, {"k0supdate", "targets", "workers"}, {"airgapupdate", "workers"}} {
+			nodes, _, _ := unstructured.NestedStringSlice(cm, append(path, "discovery", "static", "nodes")...)
+			for _, n := range nodes {
+				named[n] = true
+			}
+		}
+	}
+	var out []string
+	for n := range c.behind {
+		if !named[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 	"github.com/upshift-dev/upshift/internal/step"
 	"github.com/upshift-dev/upshift/internal/steps/autopilot"
@@ -68,8 +69,8 @@ func TestAutopilotUpgradesEveryNodeAndDeletesItsPlan(t *testing.T) {
 
 // A Plan autopilot ends ApplyFailed or IncompleteTargets fails the step
 // with embedded-cluster's message and the targets at fault, and is left
-// for the stage's rollback; the Reverter then names the nodes autopilot
-// had moved, which a rollback cannot move back.
+// for the stage's rollback; the Reverter then deletes it and names the
+// nodes autopilot had moved, which a rollback cannot move back.
 func TestAutopilotFailsWithEmbeddedClustersMessage(t *testing.T) {
 	for _, tc := range []struct{ end, node, want, target string }{
 		{"ApplyFailed", "node-2", "Upgrade apply has failed", "SignalApplyFailed: node-2"},
@@ -85,9 +86,12 @@ func TestAutopilotFailsWithEmbeddedClustersMessage(t *testing.T) {
 			if e.plan(t) == nil {
 				t.Error("the failed Plan was deleted: the stage's rollback removes it, and an operator may read it first")
 			}
-			done, err := autopilot.NewReverter(spec(), e.Clientset).Revert(context.Background(), nil)
-			if err != nil || done.Status != step.Succeeded {
+			done, err := autopilot.NewReverter(spec(), step.RunAttempt{Run: "run-" + e.NS, Attempt: 1}, "k0s", e.Dynamic, e.Clientset).Revert(context.Background(), nil)
+			if err != nil || done.Status != step.Succeeded || !strings.Contains(done.Message, "its autopilot Plan deleted") {
 				t.Fatalf("Revert: %+v, %v", done, err)
+			}
+			if e.plan(t) != nil {
+				t.Error("the rollback left the step's failed Plan")
 			}
 			moved := []string{}
 			for n, v := range e.versions(t) {
@@ -172,5 +176,56 @@ func TestAutopilotWaitsForAnotherPlanThenReplacesIt(t *testing.T) {
 	e.standIn.Set(func(a *testenv.AutopilotStandIn) { a.Hold = false })
 	if res, _ = drive(t, ex); res.Status != step.Succeeded {
 		t.Fatalf("after the other Plan: %+v", res)
+	}
+}
+
+// Autopilot completes a Plan's static targets only: a node that joined
+// after the Plan was written is never moved, and the step says so at
+// once instead of waiting out its timeout.
+func TestAutopilotNamesANodeThatJoinedAfterThePlan(t *testing.T) {
+	e := newEnv(t)
+	e.standIn.Set(func(a *testenv.AutopilotStandIn) { a.Hold = true })
+	ex := e.executor(t, spec(), 1)
+	if res, err := ex.Run(context.Background()); err != nil || res.Status != step.Running {
+		t.Fatalf("Run: %+v, %v", res, err)
+	}
+	if err := localcluster.AddNodes(context.Background(), e.Clientset, len(e.nodes)+1); err != nil {
+		t.Fatal(err)
+	}
+	late := localcluster.NodeName(len(e.nodes))
+	t.Cleanup(func() { _ = e.Clientset.CoreV1().Nodes().Delete(context.Background(), late, metav1.DeleteOptions{}) })
+	e.standIn.Set(func(a *testenv.AutopilotStandIn) { a.Hold = false })
+	res, _ := drive(t, ex)
+	if res.Status != step.Failed || !strings.Contains(res.Message, "nodes "+late+" joined after the Plan was written") {
+		t.Fatalf("result %+v, want a failure naming %s", res, late)
+	}
+}
+
+// An airgap step writes airgapupdate for every node and is done once
+// autopilot completes it: an image bundle changes no kubelet's version.
+func TestAutopilotAirgapBundle(t *testing.T) {
+	e := newEnv(t)
+	s := spec()
+	s.Airgap = true
+	res, _ := drive(t, e.executor(t, s, 1))
+	if res.Status != step.Succeeded || !strings.Contains(res.Message, "image bundle on every node") {
+		t.Fatalf("result %+v", res)
+	}
+	seen := e.standIn.Seen()
+	if len(seen) != 1 {
+		t.Fatalf("autopilot saw %d Plans", len(seen))
+	}
+	cmd := nested(t, seen[0].Object, "spec", "commands").([]any)[0].(map[string]any)
+	workers := nested(t, cmd, "airgapupdate", "workers", "discovery", "static", "nodes").([]any)
+	if len(workers) != len(e.nodes) {
+		t.Errorf("airgapupdate workers %v, want every node %v", workers, e.nodes)
+	}
+	if e.plan(t) != nil {
+		t.Error("the Plan is left behind")
+	}
+	for n, v := range e.versions(t) {
+		if v != from {
+			t.Errorf("node %s reports %s after an image bundle", n, v)
+		}
 	}
 }

@@ -1,8 +1,16 @@
 package autopilot
 
-import "github.com/upshift-dev/upshift/internal/step"
+import (
+	"time"
 
-// Traits of the kind (step.Traits). Its one target, the Plan, is named by
-// the kind; what autopilot then changes (every node's k0s) is no object a
-// backup holds.
-var Traits = step.Traits{NamesUpFront: true}
+	"github.com/upshift-dev/upshift/internal/step"
+)
+
+// DefaultTimeout bounds an autopilot step that sets none: autopilot moves
+// the nodes one at a time, each a k0s restart.
+const DefaultTimeout = 30 * time.Minute
+
+// Traits of the kind (step.Traits). It has no target a backup could hold:
+// what autopilot changes (every node's k0s) is no object, and its Plan is
+// the Reverter's to delete, never a backup's to bring back.
+var Traits = step.Traits{NamesUpFront: true, Timeout: DefaultTimeout}

@@ -25,6 +25,10 @@ var Poll = 2 * time.Second
 // refuses it first).
 var ErrInvalidSpec = errors.New("invalid distribute step")
 
+// ErrForeignJob: a Job of a node's name is not Upshift's; the step never
+// replaces it.
+var ErrForeignJob = errors.New("a Job of the step's name is someone else's")
+
 // Clients are what the step reads and writes with.
 type Clients struct {
 	Applier   *kube.Applier
@@ -45,6 +49,7 @@ var (
 	_ step.Renderer  = (*Executor)(nil)
 	_ step.Reader    = (*Executor)(nil)
 	_ step.Previewer = (*Executor)(nil)
+	_ step.Finisher  = (*Executor)(nil)
 )
 
 // New builds the step named stepName of attempt. started is when it first
@@ -103,7 +108,11 @@ func (e *Executor) Run(ctx context.Context) (step.Result, error) {
 		j := jobs[n]
 		switch {
 		case j == nil:
-			if err := e.create(ctx, n); err != nil {
+			err := e.create(ctx, n)
+			if errors.Is(err, ErrForeignJob) {
+				return step.Failure("%v", err), nil
+			}
+			if err != nil {
 				return step.Result{}, err
 			}
 			starting = append(starting, n)
@@ -150,8 +159,10 @@ func (e *Executor) create(ctx context.Context, node string) error {
 	name := JobName(node)
 	old, err := e.c.Clientset.BatchV1().Jobs(e.namespace()).Get(ctx, name, metav1.GetOptions{})
 	switch {
+	case err == nil && old.Labels["app.kubernetes.io/managed-by"] != "upshift":
+		return fmt.Errorf("%w: Job %s/%s exists and is not Upshift's (embedded-cluster's own copy?): wait until it ends and delete it, or set the step's namespace", ErrForeignJob, old.Namespace, old.Name)
 	case err == nil && old.Labels[StepLabel] != e.key:
-		return e.deleteJob(ctx, old)
+		return e.deleteJob(ctx, old) // an earlier attempt's
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("read Job %s/%s: %w", e.namespace(), name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +46,8 @@ func JobName(node string) string {
 		return name
 	}
 	sum := sha256.Sum256([]byte(node))
-	return name[:63-11] + "-" + hex.EncodeToString(sum[:])[:10]
+	// A name cut after a dot or a dash would not be one.
+	return strings.TrimRight(name[:63-11], ".-") + "-" + hex.EncodeToString(sum[:])[:10]
 }
 
 // configHash is embedded-cluster's artifacts-config-hash: the first ten

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/upshift-dev/upshift/internal/kube"
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
@@ -31,9 +32,10 @@ func (e *Executor) nodes(ctx context.Context) ([]string, error) {
 }
 
 // Reads are what the step reads besides its targets (step.Reader): the
-// nodes, and the pods of a failed Job for its log.
+// nodes. (The pods of its Jobs, in its namespace, preflight asks of every
+// Job.)
 func (e *Executor) Reads() []schema.GroupVersionResource {
-	return []schema.GroupVersionResource{{Version: "v1", Resource: "nodes"}, {Version: "v1", Resource: "pods"}}
+	return []schema.GroupVersionResource{{Version: "v1", Resource: "nodes"}}
 }
 
 // failed is why a Job failed ("" while it has not): its Failed condition.
@@ -57,9 +59,23 @@ func (e *Executor) failure(ctx context.Context, node string, j *batchv1.Job) ste
 	sort.Slice(pods.Items, func(a, b int) bool { return pods.Items[b].CreationTimestamp.Before(&pods.Items[a].CreationTimestamp) })
 	p := &pods.Items[0]
 	if lines, err := kube.ContainerLogTail(ctx, e.c.Clientset, p, Container, false); err == nil && len(lines) > 0 {
-		msg += fmt.Sprintf("; pod %s logged: %s", p.Name, strings.Join(lines, " | "))
+		// The tail masks inline env values; the ones read from the step's
+		// Secret (a license) are scrubbed here.
+		msg += fmt.Sprintf("; pod %s logged: %s", p.Name, e.scrubber(ctx).Text(strings.Join(lines, " | ")))
 	}
 	return step.Failure("%s", msg)
+}
+
+// scrubber hides the values of the step's Secret; with none readable, it
+// hides nothing more than redact.Text does.
+func (e *Executor) scrubber(ctx context.Context) *redact.Scrubber {
+	var values []string
+	if s, err := e.c.Clientset.CoreV1().Secrets(e.namespace()).Get(ctx, e.secretName(), metav1.GetOptions{}); err == nil {
+		for _, v := range s.Data {
+			values = append(values, string(v))
+		}
+	}
+	return redact.NewScrubber(values...)
 }
 
 // ensureSecret writes the step's Secret with the values SecretEnv names,
@@ -104,7 +120,11 @@ func (e *Executor) cleanup(ctx context.Context) error {
 			return err
 		}
 	}
-	err = e.c.Clientset.CoreV1().Secrets(e.namespace()).Delete(ctx, e.secretName(), metav1.DeleteOptions{})
+	return e.deleteSecret(ctx)
+}
+
+func (e *Executor) deleteSecret(ctx context.Context) error {
+	err := e.c.Clientset.CoreV1().Secrets(e.namespace()).Delete(ctx, e.secretName(), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete Secret %s/%s: %w", e.namespace(), e.secretName(), err)
 	}

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/step"
@@ -136,5 +138,51 @@ func TestDistributeNewAttemptReplacesEarlierJobs(t *testing.T) {
 		if err == nil && got.UID == j.UID && got.DeletionTimestamp == nil {
 			t.Errorf("attempt 1's Job %s is still there", j.Name)
 		}
+	}
+}
+
+// A Job of a node's name that is not Upshift's (embedded-cluster's own
+// copy) is never replaced: the step fails naming it. Finish deletes the
+// step's Secret whatever the end, so the license copy never outlives
+// the run.
+func TestDistributeLeavesOthersJobsAndFinishDeletesTheSecret(t *testing.T) {
+	e := newEnv(t)
+	theirs := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: distribute.JobName("node-1"), Namespace: e.NS, Labels: map[string]string{"app.kubernetes.io/component": "upgrader"}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeName: "node-1",
+			Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}}}},
+	}
+	created, err := e.Clientset.BatchV1().Jobs(e.NS).Create(context.Background(), theirs, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := executor(t, e, spec(e.NS, "example.com/ec/local-artifact-mirror:2.17.1"), 1)
+	res, err := ex.Run(context.Background())
+	if err != nil || res.Status != step.Failed || !strings.Contains(res.Message, "Job "+e.NS+"/copy-artifacts-node-1 exists and is not Upshift's") {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	if j, err := e.Clientset.BatchV1().Jobs(e.NS).Get(context.Background(), theirs.Name, metav1.GetOptions{}); err != nil || j.UID != created.UID {
+		t.Error("their Job was replaced")
+	}
+	if err := ex.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := secrets(t, e); len(got) != 1 || got[0] != "license" {
+		t.Errorf("Secrets after Finish: %v, want only the operator's license", got)
+	}
+}
+
+// A node name too long for copy-artifacts-<node> is shortened with a hash
+// into a valid, distinct Job name, never one ending in a dot.
+func TestDistributeJobNames(t *testing.T) {
+	long := "ip-10-0-1-23.ec2-abcdefghijklmnopqrs.compute.internal"
+	a, b := distribute.JobName(long), distribute.JobName(long+"x")
+	for _, n := range []string{a, b} {
+		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 || len(n) > 63 {
+			t.Errorf("Job name %q: %v", n, errs)
+		}
+	}
+	if a == b {
+		t.Errorf("two nodes share the Job name %q", a)
 	}
 }
