@@ -28,6 +28,8 @@ func (s Step) Kind() string {
 		return "distribute"
 	case s.ClusterConfig != nil:
 		return "clusterConfig"
+	case s.Installation != nil:
+		return "installation"
 	}
 	return ""
 }

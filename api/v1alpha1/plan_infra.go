@@ -170,3 +170,30 @@ type ClusterConfigStep struct {
 	// +optional
 	Overrides []apiextensionsv1.JSON `json:"overrides,omitempty"`
 }
+
+// InstallationStep records the upgrade in embedded-cluster's Installation
+// resources (embeddedcluster.replicated.com/v1beta1, cluster-scoped), as
+// embedded-cluster does. The first installation step of a run's attempt
+// creates a new Installation named by the time (20060102150405) and
+// labelled replicated.com/disaster-recovery=ec-install, its spec the
+// newest Installation's with Spec merged over it; each installation step
+// then sets its status.state and reason. Earlier Installations are left
+// as they are. A rollback marks the attempt's Installation Failed.
+type InstallationStep struct {
+	// State is embedded-cluster's: Installing, KubernetesInstalled,
+	// AddonsInstalling, AddonsInstalled or Installed.
+	// +kubebuilder:validation:Enum=Installing;KubernetesInstalled;AddonsInstalling;AddonsInstalled;Installed
+	State string `json:"state"`
+	// Reason is written with the state ("Upgrading Kubernetes",
+	// "Upgraded").
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Spec is merged over the newest Installation's spec (JSON merge
+	// patch) when the attempt's Installation is created: the release's
+	// config, artifacts, licenseInfo. Unused once it exists.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Spec *apiextensionsv1.JSON `json:"spec,omitempty"`
+}

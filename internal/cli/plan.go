@@ -212,6 +212,8 @@ func describeStep(s v1alpha1.Step) string {
 		return fmt.Sprintf("copy the artifacts onto every node: a Job per node running %s", s.Distribute.Image)
 	case s.ClusterConfig != nil:
 		return fmt.Sprintf("update k0s's ClusterConfig: images, then %d override(s)", len(s.ClusterConfig.Overrides))
+	case s.Installation != nil:
+		return "record the upgrade's Installation as " + s.Installation.State
 	}
 	return "?"
 }

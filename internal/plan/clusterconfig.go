@@ -43,3 +43,24 @@ func isObject(j *apiextensionsv1.JSON) bool {
 	var m map[string]any
 	return json.Unmarshal(j.Raw, &m) == nil && m != nil
 }
+
+// InstallationStates are the states an installation step may set:
+// embedded-cluster's, but for Failed (a rollback's) and the operator's.
+var InstallationStates = []string{"Installing", "KubernetesInstalled", "AddonsInstalling", "AddonsInstalled", "Installed"}
+
+// validateInstallation checks an installation step: one of
+// embedded-cluster's states, and a spec that is an object.
+func validateInstallation(p *field.Path, in *v1alpha1.InstallationStep) field.ErrorList {
+	var errs field.ErrorList
+	found := false
+	for _, s := range InstallationStates {
+		found = found || s == in.State
+	}
+	if !found {
+		errs = append(errs, field.NotSupported(p.Child("state"), in.State, InstallationStates))
+	}
+	if in.Spec != nil && !isObject(in.Spec) {
+		errs = append(errs, field.Invalid(p.Child("spec"), "", "must be an object, merged over the newest Installation's spec"))
+	}
+	return errs
+}

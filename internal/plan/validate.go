@@ -94,7 +94,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute or clusterConfig"
+const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig or installation"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -150,6 +150,10 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.ClusterConfig != nil {
 		set++
 		errs = append(errs, validateClusterConfig(path.Child("clusterConfig"), s.ClusterConfig)...)
+	}
+	if s.Installation != nil {
+		set++
+		errs = append(errs, validateInstallation(path.Child("installation"), s.Installation)...)
 	}
 	switch set {
 	case 0:

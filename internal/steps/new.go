@@ -18,6 +18,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/steps/freeze"
 	helmstep "github.com/upshift-dev/upshift/internal/steps/helm"
 	"github.com/upshift-dev/upshift/internal/steps/image"
+	"github.com/upshift-dev/upshift/internal/steps/installation"
 	"github.com/upshift-dev/upshift/internal/steps/job"
 	"github.com/upshift-dev/upshift/internal/steps/manifests"
 	"github.com/upshift-dev/upshift/internal/steps/recreate"
@@ -28,7 +29,7 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot, distribute or clusterConfig)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot, distribute, clusterConfig or installation)")
 
 // Input is everything a step's executor is built from, besides the
 // shared clients.
@@ -70,7 +71,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 	s := in.Spec
 	timeout := timeoutOf(in)
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil, s.ClusterConfig != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil, s.ClusterConfig != nil, s.Installation != nil} {
 		if set {
 			kinds++
 		}
@@ -105,6 +106,8 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		e, err = newDistribute(in, timeout, d)
 	case s.ClusterConfig != nil:
 		e, err = clusterconfig.New(*s.ClusterConfig, timeout, d.Dynamic)
+	case s.Installation != nil:
+		e, err = installation.New(*s.Installation, in.Attempt, d.Dynamic)
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}
@@ -146,6 +149,8 @@ func TraitsOf(s v1alpha1.Step) step.Traits {
 		return distribute.Traits
 	case s.ClusterConfig != nil:
 		return clusterconfig.Traits
+	case s.Installation != nil:
+		return installation.Traits
 	}
 	return step.Traits{}
 }
@@ -163,8 +168,8 @@ func NewKeeper(in Input, d *clients.Set) step.Keeper {
 // NewReverter builds the step.Reverter of a step whose kind undoes in a
 // rollback what restoring its stage's objects cannot (a helm step's
 // release, a job step's rollbackJob, a distribute step's Jobs of nodes
-// that joined late) or says what it cannot undo (an autopilot step's
-// k0s), nil for the other kinds. It needs
+// that joined late, an installation step's record marked Failed) or says
+// what it cannot undo (an autopilot step's k0s), nil for the other kinds. It needs
 // none of the run's sources but the rollbackJob's (in.RollbackObjects).
 func NewReverter(in Input, d *clients.Set) step.Reverter {
 	switch s := in.Spec; {
@@ -180,6 +185,8 @@ func NewReverter(in Input, d *clients.Set) step.Reverter {
 			return nil // validation refuses such a step; nothing of it ran
 		}
 		return distribute.NewReverter(e)
+	case s.Installation != nil:
+		return installation.NewReverter(in.Attempt, d.Dynamic)
 	}
 	return nil
 }
