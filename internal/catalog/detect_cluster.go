@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/upshift-dev/upshift/internal/clients"
@@ -59,6 +60,8 @@ func DescribeSource(src VersionSource) string {
 			where = l.Namespace + "/" + l.Name
 		}
 		return fmt.Sprintf("label %s of %s %s", l.Key, l.Kind, where)
+	case src.Installation != nil:
+		return "spec.config.version of the newest Installed embedded-cluster Installation"
 	}
 	return "?"
 }
@@ -118,8 +121,37 @@ func readSource(ctx context.Context, cs *clients.Set, src VersionSource) (string
 			return "", errMissing
 		}
 		return v, nil
+	case src.Installation != nil:
+		return installedVersion(ctx, cs)
 	}
 	return "", errors.New("no source set")
+}
+
+// installations are embedded-cluster's Installation resources.
+var installations = schema.GroupVersionResource{Group: "embeddedcluster.replicated.com", Version: "v1beta1", Resource: "installations"}
+
+// installedVersion is spec.config.version of the newest Installed
+// Installation.
+func installedVersion(ctx context.Context, cs *clients.Set) (string, error) {
+	list, err := cs.Dynamic.Resource(installations).List(ctx, metav1.ListOptions{})
+	if meta.IsNoMatchError(err) {
+		return "", errMissing
+	}
+	if err != nil {
+		return "", fmt.Errorf("list embedded-cluster Installations: %w", err)
+	}
+	newest, version := "", ""
+	for _, in := range list.Items {
+		state, _, _ := unstructured.NestedString(in.Object, "status", "state")
+		v, _, _ := unstructured.NestedString(in.Object, "spec", "config", "version")
+		if state == "Installed" && v != "" && in.GetName() > newest {
+			newest, version = in.GetName(), v
+		}
+	}
+	if version == "" {
+		return "", errMissing
+	}
+	return version, nil
 }
 
 func imageTag(ctx context.Context, cs *clients.Set, im *ImageVersion) (string, error) {

@@ -120,6 +120,9 @@ type VersionSource struct {
 	Helm *HelmVersion `json:"helm,omitempty"`
 	// Label: a label of an object.
 	Label *LabelVersion `json:"label,omitempty"`
+	// Installation: embedded-cluster's version, in its newest Installation
+	// that is Installed.
+	Installation *InstallationVersion `json:"installation,omitempty"`
 	// Optional: a source that does not exist (no such object, key,
 	// container or release) is left out instead of failing detection.
 	Optional bool `json:"optional,omitempty"`
@@ -150,6 +153,12 @@ type HelmVersion struct {
 	// Field is chartVersion (default) or appVersion.
 	Field string `json:"field,omitempty"`
 }
+
+// InstallationVersion reads spec.config.version of the newest
+// embedded-cluster Installation (by name: its creation time) whose state
+// is Installed, as embedded-cluster reads the version it runs; an upgrade
+// that failed is not the cluster's version.
+type InstallationVersion struct{}
 
 // LabelVersion reads a label of an object.
 type LabelVersion struct {

@@ -131,8 +131,11 @@ func validateSource(path *field.Path, d VersionSource) field.ErrorList {
 		required(p.Child("name"), l.Name, "the object's name")
 		required(p.Child("key"), l.Key, "the label whose value is the version")
 	}
+	if d.Installation != nil {
+		set++
+	}
 	if set != 1 {
-		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d sources", set), "set exactly one of configMap, image, helm, label"))
+		errs = append(errs, field.Invalid(path, fmt.Sprintf("%d sources", set), "set exactly one of configMap, image, helm, label, installation"))
 	}
 	return errs
 }

@@ -1,0 +1,71 @@
+package server_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The embedded-cluster profile through the API, as embedded-cluster's
+// wizard drives it: 2.16.0 to 2.17.0 succeeds component by component in
+// embedded-cluster's order (one artifact Job per node in its shape; one
+// autopilot Plan, accepted by k0s's CRD, moving every node and deleted
+// after; the ClusterConfig's images and overrides; a new Installation
+// Installed, the earlier one left). Then 2.17.1, whose admin console
+// never becomes Ready, fails and rolls back: the add-ons to their
+// revisions, the ClusterConfig restored, its Installation Failed, and
+// infra/status Failed with the cause.
+func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	doc := requireECDocument(t)
+	w := newECWorld(t)
+	jobs := w.jobsSeen(t)
+	s := w.serve("--catalog", repoRoot()+"/examples/embedded-cluster")
+	token := s.login(adminPassword)
+
+	p := upgradeTo(t, s, doc, token, "2.17.0+k8s-1.34")
+	if p.Status.State != "Succeeded" || !slices.Equal(p.names(), ecComponents) {
+		t.Fatalf("upgrade to 2.17.0: %s with components %q, want Succeeded with %q\n%s\n%s", p.Status.State, p.names(), ecComponents, p.Logs, s.log)
+	}
+	for _, c := range p.Components {
+		if c.Status.State != "Succeeded" {
+			t.Errorf("component %s: %+v", c.Name, c.Status)
+		}
+	}
+	var pinned []string
+	for _, j := range jobs() {
+		if strings.HasPrefix(j.Name, "copy-artifacts-") && j.Spec.Template.Spec.NodeName == strings.TrimPrefix(j.Name, "copy-artifacts-") {
+			pinned = append(pinned, j.Spec.Template.Spec.NodeName)
+		}
+	}
+	if slices.Sort(pinned); !slices.Equal(pinned, []string{"node-0", "node-1", "node-2"}) {
+		t.Errorf("artifact Jobs pinned to %v, want one per node", pinned)
+	}
+	if n := len(w.standIn.Seen()); n != 1 {
+		t.Errorf("autopilot saw %d Plans, want 1", n)
+	}
+	if w.autopilotPlanLeft(t) {
+		t.Error("the autopilot Plan is left after the upgrade")
+	}
+	if w.clusterConfig(t, "images", "pause", "version") != "3.10" || w.clusterConfig(t, "images", "coredns", "version") != "1.12.1" ||
+		w.clusterConfig(t, "network", "clusterDomain") != "cluster.local" {
+		t.Errorf("ClusterConfig images %v, network %v", w.clusterConfig(t, "images"), w.clusterConfig(t, "network"))
+	}
+	if got := w.installations(t); !slices.Equal(got, []string{"2.16.0+k8s-1.33=Installed", "2.17.0+k8s-1.34=Installed"}) {
+		t.Errorf("Installations %v, want 2.16.0's left and 2.17.0's Installed", got)
+	}
+
+	p = upgradeTo(t, s, doc, token, "2.17.1+k8s-1.34")
+	if p.Status.State != "Failed" || !containsAll(p.Status.Description, "failed and was rolled back, restore verified", "admin-console") {
+		t.Fatalf("upgrade to 2.17.1: %+v, want Failed and rolled back, naming the admin console\n%s", p.Status, p.Logs)
+	}
+	if got := w.installations(t); !slices.Equal(got, []string{"2.16.0+k8s-1.33=Installed", "2.17.0+k8s-1.34=Installed", "2.17.1+k8s-1.34=Failed"}) {
+		t.Errorf("Installations %v, want 2.17.1's Failed", got)
+	}
+	if v := w.clusterConfig(t, "images", "coredns", "version"); v != "1.12.1" {
+		t.Errorf("the ClusterConfig's coredns is %v after the rollback, want 2.17.0's 1.12.1", v)
+	}
+	if img := w.image(t, "embedded-cluster", "embedded-cluster-operator"); img != "example.com/ec/operator:2.17.0" {
+		t.Errorf("the operator runs %s after the rollback, want 2.17.0's", img)
+	}
+}

@@ -1,0 +1,211 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/steps/autopilot"
+	"github.com/upshift-dev/upshift/internal/steps/clusterconfig"
+	"github.com/upshift-dev/upshift/internal/steps/installation"
+)
+
+// ecComponents is embedded-cluster's progress list for this release, in
+// its order (its infra manager's initUpgradeComponentsList: no airgap,
+// no disaster-recovery license).
+var ecComponents = []string{"Runtime", "Storage", "Runtime Operator", "Admin Console", "Additional Components"}
+
+// ecWorld is the package's cluster made an embedded-cluster platform at
+// 2.16.0: k0s's and embedded-cluster's real CRDs, k0s's ClusterConfig,
+// the nodes on k0s v1.33.5 (node-0 the controller), the add-ons and an
+// Installed Installation from examples/embedded-cluster/install, and the
+// autopilot stand-in.
+type ecWorld struct {
+	*env
+	dyn     dynamic.Interface
+	standIn *testenv.AutopilotStandIn
+}
+
+func newECWorld(t *testing.T) *ecWorld {
+	e := newEnv(t)
+	cfg := testenv.Cluster(t).RESTConfig()
+	for _, crd := range []string{testenv.AutopilotPlanCRD, "k0s/k0s.k0sproject.io_clusterconfigs.yaml", "embedded-cluster/embeddedcluster.replicated.com_installations.yaml"} {
+		testenv.InstallUpstreamCRD(t, cfg, crd, "the embedded-cluster profile's upgrade")
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &ecWorld{env: e, dyn: dyn}
+	cc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "k0s.k0sproject.io/v1beta1", "kind": "ClusterConfig", "metadata": map[string]any{"name": "k0s", "namespace": "kube-system"},
+		"spec": map[string]any{"images": map[string]any{"pause": map[string]any{"image": "registry.k8s.io/pause", "version": "3.9"},
+			"coredns": map[string]any{"image": "quay.io/k0sproject/coredns", "version": "1.11.3"}}},
+	}}
+	if _, err := dyn.Resource(clusterconfig.GVR).Namespace("kube-system").Create(e.ctx, cc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := e.cs.CoreV1().Nodes().List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		if err := testenv.SetKubeletVersion(e.ctx, e.cs, n.Name, "v1.33.5+k0s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch := []byte(`{"metadata":{"labels":{"` + autopilot.ControlPlaneLabel + `":""}}}`)
+	if _, err := e.cs.CoreV1().Nodes().Patch(e.ctx, "node-0", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runBinary(e, "apply", "-f", filepath.Join(repoRoot(), "examples", "embedded-cluster", "install", "plan.yaml"), "--runs-namespace", e.runsNS)
+	if err != nil {
+		t.Fatalf("install 2.16.0: %v\n%s", err, out)
+	}
+	w.standIn = testenv.StartAutopilotStandIn(t, dyn, e.cs)
+	return w
+}
+
+// ecProgress is types.Infra as the test reads it.
+type ecProgress struct {
+	Components []struct {
+		Name   string `json:"name"`
+		Status struct {
+			State       string `json:"state"`
+			Description string `json:"description"`
+		} `json:"status"`
+	} `json:"components"`
+	Logs   string `json:"logs"`
+	Status struct {
+		State       string `json:"state"`
+		Description string `json:"description"`
+	} `json:"status"`
+}
+
+func (p ecProgress) names() []string {
+	var out []string
+	for _, c := range p.Components {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// jobsSeen records every Job created in the embedded-cluster namespace.
+func (w *ecWorld) jobsSeen(t *testing.T) func() []batchv1.Job {
+	wt, err := w.cs.BatchV1().Jobs("embedded-cluster").Watch(w.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []batchv1.Job
+	go func() {
+		for ev := range wt.ResultChan() {
+			if j, ok := ev.Object.(*batchv1.Job); ok && ev.Type == watch.Added {
+				mu.Lock()
+				seen = append(seen, *j)
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(wt.Stop)
+	return func() []batchv1.Job { mu.Lock(); defer mu.Unlock(); return slices.Clone(seen) }
+}
+
+func (w *ecWorld) clusterConfig(t *testing.T, path ...string) any {
+	t.Helper()
+	cc, err := w.dyn.Resource(clusterconfig.GVR).Namespace("kube-system").Get(context.Background(), "k0s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, _ := unstructured.NestedFieldNoCopy(cc.Object, append([]string{"spec"}, path...)...)
+	return v
+}
+
+// installations are the Installations, oldest first, as name=state.
+func (w *ecWorld) installations(t *testing.T) []string {
+	t.Helper()
+	list, err := w.dyn.Resource(installation.GVR).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, in := range list.Items {
+		st, _, _ := unstructured.NestedString(in.Object, "status", "state")
+		v, _, _ := unstructured.NestedString(in.Object, "spec", "config", "version")
+		out = append(out, v+"="+st)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (w *ecWorld) image(t *testing.T, ns, name string) string {
+	t.Helper()
+	d, err := w.cs.AppsV1().Deployments(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Spec.Template.Spec.Containers[0].Image
+}
+
+// upgradeTo starts the infrastructure upgrade to version and polls
+// infra/status until it ends, each answer validated against
+// embedded-cluster's OpenAPI document.
+func upgradeTo(t *testing.T, s *server, doc *ecDocument, token, version string) ecProgress {
+	t.Helper()
+	s.must(http.StatusOK, "POST", infraUpgrade, token, map[string]any{"targetVersion": version}, nil)
+	var p ecProgress
+	for range 1200 {
+		code, body := s.call("GET", infraStatus, token, nil)
+		if err := doc.validateResponse("GET", infraStatus, code, body); err != nil {
+			t.Fatalf("infra/status is not embedded-cluster's types.Infra: %v", err)
+		}
+		p = ecProgress{}
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Status.State != "Running" {
+			return p
+		}
+		sleep()
+	}
+	t.Fatalf("the upgrade to %s never ended: %+v\n%s", version, p, s.log)
+	return p
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func sleep() { time.Sleep(300 * time.Millisecond) }
+
+// repoRoot is three directories up from this file.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+func (w *ecWorld) autopilotPlanLeft(t *testing.T) bool {
+	t.Helper()
+	_, err := w.dyn.Resource(autopilot.GVR).Get(context.Background(), autopilot.PlanName, metav1.GetOptions{})
+	return err == nil
+}
