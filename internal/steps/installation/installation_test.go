@@ -37,7 +37,9 @@ func TestInstallationRecordsTheUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = e.Dynamic.Resource(installation.GVR).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{}) })
+	t.Cleanup(func() {
+		_ = e.Dynamic.Resource(installation.GVR).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+	})
 	attempt := step.RunAttempt{Run: "run-" + e.NS, Attempt: 1}
 	run := func(state, reason, spec string) step.Result {
 		t.Helper()
