@@ -207,11 +207,10 @@ func timeoutOf(in Input) time.Duration {
 }
 
 // NewFinisher builds the step.Finisher of a step whose kind has one (a
-// freeze, a distribute step's Secret), nil for the other kinds. It needs
-// none of the run's sources, so a run whose sources cannot be read is
-// still finished.
+// freeze), nil for the other kinds. It needs none of the run's sources,
+// so a run whose sources cannot be read is still finished.
 func NewFinisher(in Input, d *clients.Set) (step.Finisher, error) {
-	if in.Spec.Freeze == nil && in.Spec.Distribute == nil {
+	if in.Spec.Freeze == nil {
 		return nil, nil
 	}
 	e, err := New(in, d)

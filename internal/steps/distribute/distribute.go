@@ -49,7 +49,6 @@ var (
 	_ step.Renderer  = (*Executor)(nil)
 	_ step.Reader    = (*Executor)(nil)
 	_ step.Previewer = (*Executor)(nil)
-	_ step.Finisher  = (*Executor)(nil)
 )
 
 // New builds the step named stepName of attempt. started is when it first

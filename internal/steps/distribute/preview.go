@@ -42,10 +42,3 @@ func (e *Executor) Preview(ctx context.Context) ([]step.Change, error) {
 	}
 	return changes, nil
 }
-
-// Finish deletes the step's Secret once the run has ended, whatever the
-// end (step.Finisher): a failed step's Jobs stay for an operator to read,
-// the copy of the license does not.
-func (e *Executor) Finish(ctx context.Context) error {
-	return e.deleteSecret(ctx)
-}

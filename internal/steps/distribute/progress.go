@@ -120,11 +120,7 @@ func (e *Executor) cleanup(ctx context.Context) error {
 			return err
 		}
 	}
-	return e.deleteSecret(ctx)
-}
-
-func (e *Executor) deleteSecret(ctx context.Context) error {
-	err := e.c.Clientset.CoreV1().Secrets(e.namespace()).Delete(ctx, e.secretName(), metav1.DeleteOptions{})
+	err = e.c.Clientset.CoreV1().Secrets(e.namespace()).Delete(ctx, e.secretName(), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete Secret %s/%s: %w", e.namespace(), e.secretName(), err)
 	}

@@ -1,17 +1,21 @@
 package server_test
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
 // The embedded-cluster profile through the API, as embedded-cluster's
 // wizard drives it: 2.16.0 to 2.17.0 succeeds component by component in
 // embedded-cluster's order (one artifact Job per node in its shape; one
 // autopilot Plan, accepted by k0s's CRD, moving every node and deleted
-// after; the ClusterConfig's images and overrides; a new Installation
-// Installed, the earlier one left). Then 2.17.1, whose admin console
+// after, though the server was killed while autopilot worked; the
+// ClusterConfig's images and overrides; a new Installation Installed, the
+// earlier one left). Then 2.17.1, whose admin console
 // never becomes Ready, fails and rolls back: the add-ons to their
 // revisions, the ClusterConfig restored, its Installation Failed, and
 // infra/status Failed with the cause.
@@ -20,10 +24,22 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	doc := requireECDocument(t)
 	w := newECWorld(t)
 	jobs := w.jobsSeen(t)
-	s := w.serve("--catalog", repoRoot()+"/examples/embedded-cluster")
+	catalog := repoRoot() + "/examples/embedded-cluster"
+	s := w.serve("--catalog", catalog)
 	token := s.login(adminPassword)
 
-	p := upgradeTo(t, s, doc, token, "2.17.0+k8s-1.34")
+	// The server is killed while autopilot works; the next one watches
+	// the same Plan on.
+	w.standIn.Set(func(a *testenv.AutopilotStandIn) { a.Hold = true })
+	s.must(http.StatusOK, "POST", infraUpgrade, token, map[string]any{"targetVersion": "2.17.0+k8s-1.34"}, nil)
+	for !w.autopilotPlanLeft(t) {
+		sleep()
+	}
+	s.kill()
+	w.standIn.Set(func(a *testenv.AutopilotStandIn) { a.Hold = false })
+	s = w.serve("--catalog", catalog)
+	token = s.login(adminPassword)
+	p := waitInfra(t, s, doc, token)
 	if p.Status.State != "Succeeded" || !slices.Equal(p.names(), ecComponents) {
 		t.Fatalf("upgrade to 2.17.0: %s with components %q, want Succeeded with %q\n%s\n%s", p.Status.State, p.names(), ecComponents, p.Logs, s.log)
 	}
