@@ -43,7 +43,7 @@ func NewRootCommand() *cobra.Command {
 	}
 	kf := addKubeFlags(root)
 	root.AddCommand(newVersionCommand(), newClusterCommand(), newDemoCommand(), newPlanCommand(kf),
-		newApplyCommand(kf), newUpgradeCommand(kf), newStatusCommand(kf), newHistoryCommand(kf), newReportCommand(kf),
+		newApplyCommand(kf), newUpgradeCommand(kf), newStatusCommand(kf), newHistoryCommand(kf), newReportCommand(kf), newSupportBundleCommand(kf),
 		newRollbackCommand(kf), newRetryCommand(kf), newAbortCommand(kf), newApproveCommand(kf), newBackupCommand(kf),
 		newControllerCommand(kf), newServeCommand(kf), newAppCommand(kf), newCRDsCommand(), newPluginCommand())
 	return root
