@@ -25,6 +25,7 @@ import (
 type serveFlags struct {
 	listen, stateDir, tlsCert, tlsKey    string
 	insecureHTTP, rotateKey              bool
+	allowIgnoreHostPreflights            bool
 	passwordFile, viewerFile, passSecret string
 	tokenTTL                             time.Duration
 	catalog, catalogCA, appPlan, target  string
@@ -62,6 +63,7 @@ files or a Secret, never from a flag value.`,
 	fl.StringVar(&f.catalog, "catalog", "", "the release catalog of the infrastructure upgrade: a directory with catalog.yaml, the file, an https:// URL, or configmap/NAME (in -n's namespace)")
 	fl.StringVar(&f.catalogCA, "catalog-ca-file", "", "a CA certificate (PEM) trusted for an https:// catalog")
 	fl.StringVar(&f.appPlan, "app-plan", "", "the app phase's UpgradePlan file (optional)")
+	fl.BoolVar(&f.allowIgnoreHostPreflights, "allow-ignore-host-preflights", false, "let an infrastructure upgrade start with ignoreHostPreflights: true past failed host preflights (embedded-cluster's allowIgnoreHostPreflights)")
 	fl.StringVar(&f.target, "target", "", "the version an upgrade reaches when its request names none, as embedded-cluster's client's (default: the catalog's newest release)")
 	return cmd
 }
@@ -142,7 +144,7 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	errOut := cmd.ErrOrStderr()
 	srv, err := server.New(server.Config{
 		Rest: cfg, Session: kf.sessionOptions(), Catalog: f.catalog, CatalogNamespace: ns, CatalogCAFile: f.catalogCA,
-		AppPlan: f.appPlan, Target: f.target, Passwords: passwords, Tokens: tokens, UI: webUI(),
+		AppPlan: f.appPlan, Target: f.target, AllowIgnoreHostPreflights: f.allowIgnoreHostPreflights, Passwords: passwords, Tokens: tokens, UI: webUI(),
 		Log: func(msg string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format(time.RFC3339), msg) },
 	})
 	if err != nil {

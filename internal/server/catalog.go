@@ -44,8 +44,8 @@ func (s *Server) openCatalog(ctx context.Context, req UpgradeRequest) (*catalog.
 			return nil, upgrade.Request{}, badRequest("targetVersion", "targetVersion %q is not a semantic version: write it as 1.2.3 or v1.2.3", req.TargetVersion)
 		}
 	}
-	if req.IgnoreHostPreflights {
-		return nil, upgrade.Request{}, badRequest("ignoreHostPreflights", "ignoreHostPreflights is not supported: Upshift's preflight problems are fixed, not bypassed; leave it false")
+	if req.IgnoreHostPreflights && !s.cfg.AllowIgnoreHostPreflights {
+		return nil, upgrade.Request{}, badRequest("ignoreHostPreflights", "ignoreHostPreflights is not allowed on this server (--allow-ignore-host-preflights): fix what the host preflights find; leave it false")
 	}
 	where, err := s.catalogRef(req)
 	if err != nil {

@@ -107,6 +107,10 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if rec.State, err = s.hostGate(ctx, req, rec.State); err != nil {
+		writeError(w, err)
+		return
+	}
 	// Refuse early what the state machine refuses anyway, before the
 	// check's reads.
 	if err := wizard.Check(rec.State, wizard.InfrastructureUpgrading); err != nil {

@@ -35,6 +35,10 @@ type Config struct {
 	Catalog, CatalogNamespace, CatalogCAFile string
 	// AppPlan is the app phase's UpgradePlan file; "" for none.
 	AppPlan string
+	// AllowIgnoreHostPreflights lets a start bypass failed host
+	// preflights (ignoreHostPreflights), as embedded-cluster's
+	// allowIgnoreHostPreflights does.
+	AllowIgnoreHostPreflights bool
 	// Target is the version an upgrade request without targetVersion
 	// reaches (embedded-cluster's client sends none); "" is the
 	// catalog's newest release.

@@ -44,6 +44,8 @@ type record struct {
 	InfraStatus   Status         `json:"infraStatus"`
 	AppStatus     Status         `json:"appStatus"`
 	AppPreflights *AppPreflights `json:"appPreflights,omitempty"`
+	// HostPreflights are the last host preflights' results.
+	HostPreflights *HostPreflights `json:"hostPreflights,omitempty"`
 	// RetryOf is the failed run the next drive of the phase gives a new
 	// attempt, and at which attempt it failed: the retry is done once,
 	// never again after a restart once the run moved past that attempt.

@@ -14,27 +14,34 @@
 // AppPreflightsFailedBypassed), they are run again once fixed.
 package wizard
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // State is where the wizard is.
 type State string
 
 // The states, in the order an upgrade goes through them.
 const (
-	New                         State = "New"
-	InfrastructureUpgrading     State = "InfrastructureUpgrading"
-	InfrastructureUpgraded      State = "InfrastructureUpgraded"
-	InfrastructureUpgradeFailed State = "InfrastructureUpgradeFailed"
-	AppPreflightsRunning        State = "AppPreflightsRunning"
-	AppPreflightsSucceeded      State = "AppPreflightsSucceeded"
-	AppPreflightsFailed         State = "AppPreflightsFailed"
-	AppUpgrading                State = "AppUpgrading"
-	Succeeded                   State = "Succeeded"
-	AppUpgradeFailed            State = "AppUpgradeFailed"
+	New                          State = "New"
+	HostPreflightsRunning        State = "HostPreflightsRunning"
+	HostPreflightsSucceeded      State = "HostPreflightsSucceeded"
+	HostPreflightsFailed         State = "HostPreflightsFailed"
+	HostPreflightsFailedBypassed State = "HostPreflightsFailedBypassed"
+	InfrastructureUpgrading      State = "InfrastructureUpgrading"
+	InfrastructureUpgraded       State = "InfrastructureUpgraded"
+	InfrastructureUpgradeFailed  State = "InfrastructureUpgradeFailed"
+	AppPreflightsRunning         State = "AppPreflightsRunning"
+	AppPreflightsSucceeded       State = "AppPreflightsSucceeded"
+	AppPreflightsFailed          State = "AppPreflightsFailed"
+	AppUpgrading                 State = "AppUpgrading"
+	Succeeded                    State = "Succeeded"
+	AppUpgradeFailed             State = "AppUpgradeFailed"
 )
 
 // All lists every state, for validation and the API document.
-var All = []State{New, InfrastructureUpgrading, InfrastructureUpgraded, InfrastructureUpgradeFailed,
+var All = []State{New, HostPreflightsRunning, HostPreflightsSucceeded, HostPreflightsFailed, HostPreflightsFailedBypassed, InfrastructureUpgrading, InfrastructureUpgraded, InfrastructureUpgradeFailed,
 	AppPreflightsRunning, AppPreflightsSucceeded, AppPreflightsFailed, AppUpgrading, Succeeded, AppUpgradeFailed}
 
 // transitions are the allowed moves. A state missing here has none. A
@@ -52,6 +59,23 @@ var transitions = map[State][]State{
 	AppUpgrading:                {Succeeded, AppUpgradeFailed},
 	AppUpgradeFailed:            {AppUpgrading, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 	Succeeded:                   {InfrastructureUpgrading, InfrastructureUpgradeFailed, AppUpgradeFailed},
+
+	// Embedded-cluster's host preflights: run before the infrastructure
+	// upgrade, bypassed only where the server allows it.
+	HostPreflightsRunning:        {HostPreflightsSucceeded, HostPreflightsFailed},
+	HostPreflightsSucceeded:      {HostPreflightsRunning, InfrastructureUpgrading},
+	HostPreflightsFailed:         {HostPreflightsRunning, HostPreflightsFailedBypassed},
+	HostPreflightsFailedBypassed: {HostPreflightsRunning, InfrastructureUpgrading},
+}
+
+// Every state an infrastructure upgrade may start from may run the host
+// preflights first (embedded-cluster's client runs them there).
+func init() {
+	for from, tos := range transitions {
+		if from != HostPreflightsFailed && slices.Contains(tos, InfrastructureUpgrading) && !slices.Contains(tos, HostPreflightsRunning) {
+			transitions[from] = append(tos, HostPreflightsRunning)
+		}
+	}
 }
 
 // Driving says the server is working in this state: a run is being
@@ -110,6 +134,10 @@ func next(s State) string {
 		return "start an infrastructure upgrade first (POST /api/linux/upgrade/infra/upgrade)"
 	case InfrastructureUpgradeFailed:
 		return "start the infrastructure upgrade again (POST /api/linux/upgrade/infra/upgrade)"
+	case HostPreflightsSucceeded, HostPreflightsFailedBypassed:
+		return "start the infrastructure upgrade (POST /api/linux/upgrade/infra/upgrade) or run the host preflights again"
+	case HostPreflightsFailed:
+		return "fix what the host preflights found and run them again (POST /api/linux/upgrade/host-preflights/run), or start the upgrade with ignoreHostPreflights where the server allows it"
 	case InfrastructureUpgraded:
 		return "run the app preflights (POST /api/linux/upgrade/app-preflights/run)"
 	case AppPreflightsSucceeded:

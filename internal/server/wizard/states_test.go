@@ -31,6 +31,16 @@ func TestCheck(t *testing.T) {
 		{Succeeded, InfrastructureUpgradeFailed, true, ""},
 		{InfrastructureUpgraded, InfrastructureUpgradeFailed, true, ""},
 		{AppUpgrading, InfrastructureUpgradeFailed, false, "the app upgrade is running"},
+		// Embedded-cluster's host preflights, from every state a start may leave.
+		{New, HostPreflightsRunning, true, ""},
+		{Succeeded, HostPreflightsRunning, true, ""},
+		{InfrastructureUpgradeFailed, HostPreflightsRunning, true, ""},
+		{HostPreflightsRunning, HostPreflightsFailed, true, ""},
+		{HostPreflightsSucceeded, InfrastructureUpgrading, true, ""},
+		{HostPreflightsFailed, InfrastructureUpgrading, false, "fix what the host preflights found"},
+		{HostPreflightsFailed, HostPreflightsFailedBypassed, true, ""},
+		{HostPreflightsFailedBypassed, InfrastructureUpgrading, true, ""},
+		{AppUpgrading, HostPreflightsRunning, false, "the app upgrade is running"},
 	} {
 		err := Check(tc.from, tc.to)
 		if tc.ok {

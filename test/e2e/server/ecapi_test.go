@@ -93,12 +93,14 @@ type ecStatus struct {
 }
 
 const (
-	infraUpgrade = "/api/linux/upgrade/infra/upgrade"
-	infraStatus  = "/api/linux/upgrade/infra/status"
-	appPreRun    = "/api/linux/upgrade/app-preflights/run"
-	appPreStatus = "/api/linux/upgrade/app-preflights/status"
-	appUpgrade   = "/api/linux/upgrade/app/upgrade"
-	appStatus    = "/api/linux/upgrade/app/status"
+	infraUpgrade  = "/api/linux/upgrade/infra/upgrade"
+	infraStatus   = "/api/linux/upgrade/infra/status"
+	hostPreRun    = "/api/linux/upgrade/host-preflights/run"
+	hostPreStatus = "/api/linux/upgrade/host-preflights/status"
+	appPreRun     = "/api/linux/upgrade/app-preflights/run"
+	appPreStatus  = "/api/linux/upgrade/app-preflights/status"
+	appUpgrade    = "/api/linux/upgrade/app/upgrade"
+	appStatus     = "/api/linux/upgrade/app/status"
 )
 
 // TestECClientUnchanged walks an upgrade as embedded-cluster's client
@@ -143,6 +145,17 @@ func TestECClientUnchanged(t *testing.T) {
 	viewer.token = s.login(viewerPassword)
 	viewer.call(http.StatusForbidden, "POST", infraUpgrade, map[string]bool{"ignoreHostPreflights": false}, nil)
 
+	// The host preflights, as embedded-cluster's client runs them before
+	// the infrastructure upgrade: every node of the local cluster is Ready.
+	var host ecStatus
+	c.call(http.StatusOK, "GET", hostPreStatus, nil, &host)
+	if host.Status.State != "Pending" {
+		t.Errorf("host preflights before any run: %+v", host)
+	}
+	c.call(http.StatusOK, "POST", hostPreRun, nil, &host)
+	if host.Status.State != "Succeeded" || len(host.Output.Pass) != 3 || len(host.Output.Fail) != 0 {
+		t.Errorf("host preflights: %+v, want Succeeded with three passes", host)
+	}
 	var started ecStatus
 	c.call(http.StatusOK, "POST", infraUpgrade, map[string]bool{"ignoreHostPreflights": false}, &started)
 	if started.Status.State != "Running" || started.TargetVersion != "1.2.0" || !strings.Contains(started.Status.Description, "1.2.0") {

@@ -54,7 +54,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c := testenv.Cluster(t)
+	return newEnvOn(t, testenv.Cluster(t))
+}
+
+// newEnvOn is newEnv on another cluster than the package's (a test that
+// makes a node NotReady keeps it from the others).
+func newEnvOn(t *testing.T, c *localcluster.Cluster) *env {
+	t.Helper()
 	kc, err := c.UserKubeconfig("upshift-serve", "system:masters")
 	if err != nil {
 		t.Fatal(err)
