@@ -17,6 +17,10 @@ export const STEPS = [
 // Upshift does not have fall where they would be.
 export function stepForState(state) {
   switch (state) {
+    case 'HostPreflightsRunning':
+    case 'HostPreflightsSucceeded':
+    case 'HostPreflightsFailed':
+    case 'HostPreflightsFailedBypassed':
     case 'InfrastructureUpgrading':
     case 'InfrastructureUpgraded':
     case 'InfrastructureUpgradeFailed':

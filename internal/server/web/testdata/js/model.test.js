@@ -9,7 +9,7 @@ export const tests = {
       '': 'welcome', New: 'welcome', InfrastructureUpgrading: 'infra', InfrastructureUpgraded: 'infra',
       InfrastructureUpgradeFailed: 'infra', AppPreflightsRunning: 'app-preflights', AppPreflightsFailed: 'app-preflights',
       AppPreflightsSucceeded: 'app-preflights', AppUpgrading: 'app-upgrade', AppUpgradeFailed: 'app-upgrade',
-      Succeeded: 'done', SomethingNew: 'welcome',
+      Succeeded: 'done', SomethingNew: 'welcome', HostPreflightsFailed: 'infra', HostPreflightsFailedBypassed: 'infra',
     };
     for (const [state, step] of Object.entries(cases)) eq(m.stepForState(state), step, state);
     eq(m.STEPS.map((s) => s.id), ['welcome', 'configuration', 'infra', 'app-preflights', 'app-upgrade', 'done']);
