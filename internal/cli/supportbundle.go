@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
-	"github.com/upshift-dev/upshift/internal/engine"
-	"github.com/upshift-dev/upshift/internal/resolve"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/runstore"
 	"github.com/upshift-dev/upshift/internal/supportbundle"
@@ -52,7 +50,7 @@ in the bundle's summary.txt, and the rest is written.`,
 				return err
 			}
 			for _, r := range runs {
-				namespaces = append(namespaces, sourceNamespaces(ctx, sess, r)...)
+				namespaces = append(namespaces, supportbundle.SourceNamespaces(ctx, sess.Store(), r)...)
 			}
 			now := time.Now()
 			if output == "" {
@@ -83,29 +81,6 @@ in the bundle's summary.txt, and the rest is written.`,
 	cmd.Flags().StringSliceVar(&namespaces, "collect-namespace", nil, "another namespace to collect (repeatable)")
 	ref.add(cmd)
 	return cmd
-}
-
-// sourceNamespaces are the namespaces of the objects in a run's saved
-// sources (what its manifests, CRDs and Jobs write), which its plan's
-// fields do not name. A run whose sources cannot be read adds none.
-func sourceNamespaces(ctx context.Context, sess *runner.Session, r *v1alpha1.UpgradeRun) []string {
-	saved, err := sess.Store().LoadSources(ctx, r.Name)
-	if err != nil {
-		return nil
-	}
-	p, err := resolve.FromSources(&v1alpha1.UpgradePlan{ObjectMeta: engine.PlanMeta(r), Spec: saved.Plan}, saved.Sources)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, objs := range p.Objects {
-		for _, o := range objs {
-			if ns := o.GetNamespace(); ns != "" {
-				out = append(out, ns)
-			}
-		}
-	}
-	return out
 }
 
 // bundleRuns are the runs named, or every run when none is.

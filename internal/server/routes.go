@@ -88,6 +88,8 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/api/runs/{name}", access: read, summary: "A run, as kubectl shows it (redacted)", response: RunDetail{}, handler: s.handleRunGet},
 		{method: "GET", path: "/api/runs/{name}/report", access: read, summary: "A run's report (JSON; ?format=markdown for Markdown)",
 			response: report.Report{}, handler: s.handleRunReport},
+		{method: "GET", path: "/api/runs/{name}/support-bundle", access: act, summary: "A support bundle of the run (.tar.gz): its record and report, events, objects and container logs of its namespaces, the nodes; redacted",
+			response: []byte{}, handler: s.handleRunSupportBundle, contentType: "application/gzip"},
 		{method: "GET", path: "/api/runs/{name}/preview", access: read, summary: "The preview a run was started on (runs the server started)",
 			response: runner.PlanPreview{}, handler: s.handleRunPreview},
 		{method: "GET", path: "/api/runs/{name}/events", access: read, summary: "Server-sent events: the run, then one event per saved transition",

@@ -15,6 +15,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/report"
 	"github.com/upshift-dev/upshift/internal/runner"
 	"github.com/upshift-dev/upshift/internal/server/wizard"
+	"github.com/upshift-dev/upshift/internal/supportbundle"
 )
 
 func (s *Server) handleRunsList(w http.ResponseWriter, r *http.Request) {
@@ -319,4 +320,24 @@ func refusal(err error) error {
 		return &APIError{StatusCode: http.StatusConflict, Message: err.Error()}
 	}
 	return err
+}
+
+// handleRunSupportBundle streams a support bundle of the run: its record
+// and report, the events, objects and container logs of its plan's
+// namespaces and the runs namespace, and the nodes, redacted (as
+// `upshift support-bundle NAME`). It is written as it is collected.
+func (s *Server) handleRunSupportBundle(w http.ResponseWriter, r *http.Request) {
+	sess, run, err := s.getRun(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/gzip")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "upshift-support-"+run.Name+".tar.gz"))
+	_, err = supportbundle.Write(r.Context(), w, s.deps.Clientset, supportbundle.Options{
+		Runs: []*v1alpha1.UpgradeRun{run}, RunsNamespace: s.cfg.Session.Namespace,
+		Namespaces: supportbundle.SourceNamespaces(r.Context(), sess.Store(), run)})
+	if err != nil {
+		s.cfg.Log(redact.Text(fmt.Sprintf("support bundle of run %s: %v", run.Name, err)))
+	}
 }

@@ -84,4 +84,20 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	if img := w.image(t, "embedded-cluster", "embedded-cluster-operator"); img != "example.com/ec/operator:2.17.0" {
 		t.Errorf("the operator runs %s after the rollback, want 2.17.0's", img)
 	}
+
+	// The failed run's support bundle, from the API.
+	code, body := s.call("GET", "/api/runs/embedded-cluster-2.17.1/support-bundle", token, nil)
+	if code != http.StatusOK {
+		t.Fatalf("support bundle: %d %s", code, body)
+	}
+	files := untar(t, body)
+	for _, name := range []string{"runs/embedded-cluster-2.17.1.yaml", "runs/embedded-cluster-2.17.1.report.md", "nodes.yaml",
+		"namespaces/kotsadm/deployments.yaml", "namespaces/embedded-cluster/events.txt", "namespaces/" + w.runsNS + "/secrets.yaml"} {
+		if _, ok := files[name]; !ok {
+			t.Errorf("the support bundle lacks %s", name)
+		}
+	}
+	if !strings.Contains(files["runs/embedded-cluster-2.17.1.report.md"], "rolled back") {
+		t.Errorf("the bundle's report does not say the run was rolled back:\n%s", files["runs/embedded-cluster-2.17.1.report.md"])
+	}
 }
