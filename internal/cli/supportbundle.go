@@ -67,6 +67,7 @@ in the bundle's summary.txt, and the rest is written.`,
 				err = cerr
 			}
 			if err != nil {
+				_ = os.Remove(output) // a part of a bundle is no bundle; the name is free again
 				return fmt.Errorf("write %s: %w", output, err)
 			}
 			w := cmd.OutOrStdout()

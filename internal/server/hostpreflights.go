@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/upshift-dev/upshift/internal/redact"
 	"github.com/upshift-dev/upshift/internal/server/wizard"
 )
 
@@ -27,7 +28,11 @@ type HostPreflights struct {
 // when a strict one fails. They read the nodes once, so they answer at
 // once.
 func (s *Server) handleHostPreflightsRun(w http.ResponseWriter, r *http.Request) {
-	if err := decode(r, &struct{}{}); err != nil {
+	// Embedded-cluster's web UI sends {"isUi": true}; nothing else is read.
+	var body struct {
+		IsUI bool `json:"isUi"`
+	}
+	if err := decode(r, &body); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -87,10 +92,16 @@ func (s *Server) hostPreflights(rec *record) HostPreflights {
 	return out
 }
 
+// runHostChecks reads the nodes and judges them; nodes the server may not
+// read are a strict failure (bypassable as any other), not an error.
 func (s *Server) runHostChecks(ctx context.Context) (PreflightOutput, error) {
 	nodes, err := s.deps.Clientset.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return PreflightOutput{}, fmt.Errorf("list nodes: %w", err)
+		if ctx.Err() != nil {
+			return PreflightOutput{}, ctx.Err()
+		}
+		return PreflightOutput{Pass: []PreflightResult{}, Warn: []PreflightResult{}, Fail: []PreflightResult{{
+			Title: "Nodes", Message: redact.Text(fmt.Sprintf("cannot read the nodes: %v", err)), Strict: true}}}, nil
 	}
 	return hostChecks(nodes.Items), nil
 }

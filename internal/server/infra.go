@@ -107,17 +107,17 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if rec.State, err = s.hostGate(ctx, req, rec.State); err != nil {
-		writeError(w, err)
-		return
-	}
-	// Refuse early what the state machine refuses anyway, before the
-	// check's reads.
+	// Refuse early what the state machine refuses anyway (409), before
+	// the host preflights' and the check's reads.
 	if err := wizard.Check(rec.State, wizard.InfrastructureUpgrading); err != nil {
 		writeError(w, err)
 		return
 	}
-	if req.TargetVersion == "" && rec.State == wizard.InfrastructureUpgradeFailed {
+	if rec.State, err = s.hostGate(ctx, req, rec.State); err != nil {
+		writeError(w, err)
+		return
+	}
+	if req.TargetVersion == "" && againAfterFailure(rec) {
 		req = rec.Request // start the failed upgrade again as it was asked
 	}
 	if err := s.leaseFree(ctx); err != nil {
@@ -138,7 +138,7 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err = s.transition(ctx, wizard.InfrastructureUpgrading, func(rec *record) error {
 		rec.RetryOf = nil
-		if rec.State == wizard.InfrastructureUpgradeFailed && rec.Request.TargetVersion == req.TargetVersion {
+		if againAfterFailure(rec) && rec.Request.TargetVersion == req.TargetVersion {
 			rec.RetryOf = s.failedRun(rec.Infra)
 		}
 		rec.Request, rec.Current, rec.Infra = req, res.CurrentVersion, planned
@@ -155,6 +155,13 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 	}
 	s.drive(rec)
 	writeJSON(w, http.StatusOK, s.infraProgress(rec))
+}
+
+// againAfterFailure says a start goes at the infrastructure upgrade that
+// failed last: from InfrastructureUpgradeFailed, or from the host
+// preflights run after it (embedded-cluster's client runs them first).
+func againAfterFailure(rec *record) bool {
+	return rec.State == wizard.InfrastructureUpgradeFailed || (rec.State.HostPreflights() && rec.InfraStatus.State == StateFailed)
 }
 
 func (s *Server) handleInfraStatus(w http.ResponseWriter, r *http.Request) {

@@ -85,7 +85,8 @@ type UpgradeRequest struct {
 	Catalog        string            `json:"catalog,omitempty"`
 	Values         map[string]string `json:"values,omitempty"`
 	AllowDowngrade bool              `json:"allowDowngrade,omitempty"`
-	// IgnoreHostPreflights is embedded-cluster's; true is refused.
+	// IgnoreHostPreflights is embedded-cluster's: a start past failed host
+	// preflights, where the server allows it (--allow-ignore-host-preflights).
 	IgnoreHostPreflights bool `json:"ignoreHostPreflights,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -118,8 +119,9 @@ func (b *writer) summaryText() string {
 // ones asked for, sorted.
 func Namespaces(o Options) []string {
 	set := map[string]bool{}
+	// Only names a namespace may have: they become paths in the bundle.
 	add := func(ns string) {
-		if ns != "" && !strings.ContainsAny(ns, "*?") {
+		if len(validation.IsDNS1123Label(ns)) == 0 {
 			set[ns] = true
 		}
 	}

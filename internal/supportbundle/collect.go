@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/kube"
@@ -26,6 +27,8 @@ const maxPodsLogged = 50
 type collector struct {
 	cs kubernetes.Interface
 	w  *writer
+	// scrub hides the current namespace's Secret values in text.
+	scrub *redact.Scrubber
 }
 
 // nodes adds the nodes, cleaned of managed fields.
@@ -41,6 +44,7 @@ func (c *collector) nodes(ctx context.Context) {
 // namespace adds a namespace's events, objects and container logs.
 func (c *collector) namespace(ctx context.Context, ns string) {
 	dir := "namespaces/" + ns + "/"
+	c.scrub = c.secretValues(ctx, ns)
 	core, apps, batch := c.cs.CoreV1(), c.cs.AppsV1(), c.cs.BatchV1()
 	lists := []struct {
 		file, kind string
@@ -78,6 +82,23 @@ func (c *collector) namespace(ctx context.Context, ns string) {
 	c.pods(ctx, ns, dir)
 }
 
+// secretValues is a scrubber of the namespace's Secret values: logs and
+// events may print a value a container read from one (secretKeyRef,
+// envFrom), which no field of theirs names.
+func (c *collector) secretValues(ctx context.Context, ns string) *redact.Scrubber {
+	list, err := c.cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	var values []string
+	for _, s := range list.Items {
+		for _, v := range s.Data {
+			values = append(values, string(v))
+		}
+	}
+	return redact.NewScrubber(values...)
+}
+
 // items is a typed list's items, for objects.
 func items(list runtime.Object, err error) (any, error) {
 	if err != nil {
@@ -107,10 +128,45 @@ func (c *collector) objects(name, kind string, typed any) {
 	for _, o := range list {
 		u := &unstructured.Unstructured{Object: o}
 		u.SetKind(kind)
-		u.SetManagedFields(nil)
-		out = append(out, redact.EnvValues(redact.Object(u)).Object)
+		out = append(out, clean(u).Object)
 	}
-	c.w.yaml(name, out)
+	data, err := yaml.Marshal(out)
+	if err != nil {
+		c.w.missing(name, err)
+		return
+	}
+	// A value read from a Secret may sit in any field (a container's
+	// args): the namespace's Secret values are hidden wherever they are.
+	c.w.file(name, []byte(c.scrub.Text(string(data))))
+}
+
+// lastApplied is kubectl's copy of an object as applied: env values and
+// data in plain text, whatever the object's fields hide.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// clean is u as a bundle holds it: without managed fields and kubectl's
+// last-applied copy, Secret values and inline env values hidden
+// (redact.Object, redact.EnvValues), and a ConfigMap's values replaced
+// by their sizes (ConfigMaps hold credentials too: a plan's configMap
+// sources, Helm valuesFrom): its keys stay.
+func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
+	u.SetManagedFields(nil)
+	if a := u.GetAnnotations(); a != nil {
+		delete(a, lastApplied)
+		u.SetAnnotations(a)
+	}
+	out := redact.EnvValues(redact.Object(u))
+	if out.GetKind() == "ConfigMap" {
+		for _, field := range []string{"data", "binaryData"} {
+			if m, ok := out.Object[field].(map[string]any); ok {
+				for k, v := range m {
+					str, _ := v.(string)
+					m[k] = fmt.Sprintf("<%d bytes, not collected>", len(str))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // events writes a namespace's events, oldest first, one line each.
@@ -127,7 +183,7 @@ func (c *collector) events(ctx context.Context, ns, name string) {
 		fmt.Fprintf(&b, "%s %s %s %s/%s: %s\n", eventTime(e).UTC().Format("2006-01-02T15:04:05Z"), e.Type, e.Reason,
 			strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, e.Message)
 	}
-	c.w.file(name, []byte(redact.Text(b.String())))
+	c.w.file(name, []byte(c.scrub.Text(b.String())))
 }
 
 func eventTime(e corev1.Event) metav1.Time {
@@ -162,7 +218,7 @@ func (c *collector) pods(ctx context.Context, ns, dir string) {
 				c.w.missing(name, err)
 				continue
 			}
-			c.w.file(name, []byte(redact.Text(strings.Join(lines, "\n")+"\n")))
+			c.w.file(name, []byte(c.scrub.Text(strings.Join(lines, "\n")+"\n")))
 		}
 	}
 }

@@ -14,10 +14,7 @@
 // AppPreflightsFailedBypassed), they are run again once fixed.
 package wizard
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // State is where the wizard is.
 type State string
@@ -61,21 +58,25 @@ var transitions = map[State][]State{
 	Succeeded:                   {InfrastructureUpgrading, InfrastructureUpgradeFailed, AppUpgradeFailed},
 
 	// Embedded-cluster's host preflights: run before the infrastructure
-	// upgrade, bypassed only where the server allows it.
-	HostPreflightsRunning:        {HostPreflightsSucceeded, HostPreflightsFailed},
-	HostPreflightsSucceeded:      {HostPreflightsRunning, InfrastructureUpgrading},
-	HostPreflightsFailed:         {HostPreflightsRunning, HostPreflightsFailedBypassed},
-	HostPreflightsFailedBypassed: {HostPreflightsRunning, InfrastructureUpgrading},
+	// upgrade, from the states a new one starts from; bypassed only where
+	// the server allows it. A start runs them itself, so each of their
+	// states may start (or refuse, 400) as the checks then say; one that
+	// ends (a phase rolled back) may go back to failed.
+	HostPreflightsRunning:        {HostPreflightsRunning, HostPreflightsSucceeded, HostPreflightsFailed, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+	HostPreflightsSucceeded:      {HostPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+	HostPreflightsFailed:         {HostPreflightsRunning, HostPreflightsFailedBypassed, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+	HostPreflightsFailedBypassed: {HostPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 }
 
-// Every state an infrastructure upgrade may start from may run the host
-// preflights first (embedded-cluster's client runs them there).
 func init() {
-	for from, tos := range transitions {
-		if from != HostPreflightsFailed && slices.Contains(tos, InfrastructureUpgrading) && !slices.Contains(tos, HostPreflightsRunning) {
-			transitions[from] = append(tos, HostPreflightsRunning)
-		}
+	for _, from := range []State{New, InfrastructureUpgradeFailed, Succeeded} {
+		transitions[from] = append(transitions[from], HostPreflightsRunning)
 	}
+}
+
+// HostPreflights says s is one of the host preflights' states.
+func (s State) HostPreflights() bool {
+	return s == HostPreflightsRunning || s == HostPreflightsSucceeded || s == HostPreflightsFailed || s == HostPreflightsFailedBypassed
 }
 
 // Driving says the server is working in this state: a run is being

@@ -37,7 +37,10 @@ func TestCheck(t *testing.T) {
 		{InfrastructureUpgradeFailed, HostPreflightsRunning, true, ""},
 		{HostPreflightsRunning, HostPreflightsFailed, true, ""},
 		{HostPreflightsSucceeded, InfrastructureUpgrading, true, ""},
-		{HostPreflightsFailed, InfrastructureUpgrading, false, "fix what the host preflights found"},
+		{HostPreflightsFailed, InfrastructureUpgrading, true, ""}, // the start checks again: 400 unless they pass or are bypassed
+		{HostPreflightsRunning, HostPreflightsRunning, true, ""},  // a server stopped between run's two saves is not stuck
+		{InfrastructureUpgraded, HostPreflightsRunning, false, "run the app preflights"},
+		{HostPreflightsSucceeded, InfrastructureUpgradeFailed, true, ""},
 		{HostPreflightsFailed, HostPreflightsFailedBypassed, true, ""},
 		{HostPreflightsFailedBypassed, InfrastructureUpgrading, true, ""},
 		{AppUpgrading, HostPreflightsRunning, false, "the app upgrade is running"},
