@@ -20,9 +20,9 @@ import (
 // that does, the start bypasses them (HostPreflightsFailedBypassed) and
 // the upgrade starts. Each answer is validated against embedded-cluster's
 // document. A cluster of its own: a NotReady node would disturb the
-// package's other tests.
+// package's other tests. Not parallel: a second cluster starting beside
+// the package's browser tests slows them on a small machine.
 func TestHostPreflightsBlockTheStartUnlessBypassed(t *testing.T) {
-	t.Parallel()
 	doc := requireECDocument(t)
 	c, err := testenv.StartTied(localcluster.Options{Name: "hostpf", Nodes: 2})
 	if err != nil {

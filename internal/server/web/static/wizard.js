@@ -49,8 +49,13 @@ export function renderWizard(main) {
       ...content);
   }
 
+  // moves counts the steps shown: a state read that answers after the
+  // user moved on must not take them back.
+  let moves = 0;
+
   function goTo(id, given, { focus = true } = {}) {
     if (disposed) return;
+    moves++;
     const state = given || lastState;
     view?.dispose?.();
     view = null;
@@ -122,10 +127,11 @@ export function renderWizard(main) {
   async function load() {
     setError(err, null);
     text(body, 'Loading the upgrade\'s state…');
+    const at = moves;
     try {
       const state = await get(upgrade('state'));
       lastState = state;
-      goTo(stepForState(state?.state), state, { focus: false });
+      if (moves === at) goTo(stepForState(state?.state), state, { focus: false });
     } catch (e) {
       if (disposed) return;
       setError(err, e);
