@@ -68,16 +68,22 @@ func appPreflights(rec *record) AppPreflights {
 	if rec.AppPreflights != nil {
 		out = *rec.AppPreflights
 	}
-	o := &out.Output
+	out.Titles = out.Output.normalize()
+	out.HasStrictAppPreflightFailures = slices.ContainsFunc(out.Output.Fail, func(r PreflightResult) bool { return r.Strict })
+	return out
+}
+
+// normalize makes every list of o [] rather than null (embedded-cluster's
+// types require arrays) and returns the results' titles, failures first.
+func (o *PreflightOutput) normalize() []string {
 	o.Pass, o.Warn, o.Fail = nonNil(o.Pass), nonNil(o.Warn), nonNil(o.Fail)
-	out.Titles = []string{}
+	titles := []string{}
 	for _, group := range [][]PreflightResult{o.Fail, o.Warn, o.Pass} {
 		for _, r := range group {
-			out.Titles = append(out.Titles, r.Title)
+			titles = append(titles, r.Title)
 		}
 	}
-	out.HasStrictAppPreflightFailures = slices.ContainsFunc(o.Fail, func(r PreflightResult) bool { return r.Strict })
-	return out
+	return titles
 }
 
 // nonNil is rs, or [] for nil (JSON null is not an array).

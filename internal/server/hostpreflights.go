@@ -80,14 +80,7 @@ func (s *Server) hostPreflights(rec *record) HostPreflights {
 	if rec.HostPreflights != nil {
 		out = *rec.HostPreflights
 	}
-	o := &out.Output
-	o.Pass, o.Warn, o.Fail = nonNil(o.Pass), nonNil(o.Warn), nonNil(o.Fail)
-	out.Titles = []string{}
-	for _, group := range [][]PreflightResult{o.Fail, o.Warn, o.Pass} {
-		for _, r := range group {
-			out.Titles = append(out.Titles, r.Title)
-		}
-	}
+	out.Titles = out.Output.normalize()
 	out.AllowIgnoreHostPreflights = s.cfg.AllowIgnoreHostPreflights
 	return out
 }
