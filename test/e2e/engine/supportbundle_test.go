@@ -1,9 +1,6 @@
 package engine_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,36 +11,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/upshift-dev/upshift/internal/localcluster"
+	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
 // readBundle is a bundle's entries by name.
 func readBundle(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	out := map[string]string{}
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[hdr.Name] = string(b)
-	}
+	return testenv.Untar(t, data)
 }
 
 // `upshift support-bundle` writes the run, its report, the events,

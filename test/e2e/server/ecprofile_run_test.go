@@ -40,8 +40,8 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	s = w.serve("--catalog", catalog)
 	token = s.login(adminPassword)
 	p := waitInfra(t, s, doc, token)
-	if p.Status.State != "Succeeded" || !slices.Equal(p.names(), ecComponents) {
-		t.Fatalf("upgrade to 2.17.0: %s with components %q, want Succeeded with %q\n%s\n%s", p.Status.State, p.names(), ecComponents, p.Logs, s.log)
+	if p.Status.State != "Succeeded" || !slices.Equal(componentNames(p), ecComponents) {
+		t.Fatalf("upgrade to 2.17.0: %s with components %q, want Succeeded with %q\n%s\n%s", p.Status.State, componentNames(p), ecComponents, p.Logs, s.log)
 	}
 	for _, c := range p.Components {
 		if c.Status.State != "Succeeded" {
@@ -90,7 +90,7 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("support bundle: %d %s", code, body)
 	}
-	files := untar(t, body)
+	files := testenv.Untar(t, body)
 	for _, name := range []string{"runs/embedded-cluster-2.17.1.yaml", "runs/embedded-cluster-2.17.1.report.md", "nodes.yaml",
 		"namespaces/kotsadm/deployments.yaml", "namespaces/embedded-cluster/events.txt", "namespaces/" + w.runsNS + "/secrets.yaml"} {
 		if _, ok := files[name]; !ok {

@@ -1,12 +1,8 @@
 package server_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"runtime"
@@ -85,23 +81,8 @@ func newECWorld(t *testing.T) *ecWorld {
 	return w
 }
 
-// ecProgress is types.Infra as the test reads it.
-type ecProgress struct {
-	Components []struct {
-		Name   string `json:"name"`
-		Status struct {
-			State       string `json:"state"`
-			Description string `json:"description"`
-		} `json:"status"`
-	} `json:"components"`
-	Logs   string `json:"logs"`
-	Status struct {
-		State       string `json:"state"`
-		Description string `json:"description"`
-	} `json:"status"`
-}
-
-func (p ecProgress) names() []string {
+// componentNames are a progress's components, in order.
+func componentNames(p progress) []string {
 	var out []string
 	for _, c := range p.Components {
 		out = append(out, c.Name)
@@ -168,7 +149,7 @@ func (w *ecWorld) image(t *testing.T, ns, name string) string {
 
 // upgradeTo starts the infrastructure upgrade to version and waits
 // until it ends (waitInfra).
-func upgradeTo(t *testing.T, s *server, doc *ecDocument, token, version string) ecProgress {
+func upgradeTo(t *testing.T, s *server, doc *ecDocument, token, version string) progress {
 	t.Helper()
 	s.must(http.StatusOK, "POST", infraUpgrade, token, map[string]any{"targetVersion": version}, nil)
 	return waitInfra(t, s, doc, token)
@@ -176,15 +157,15 @@ func upgradeTo(t *testing.T, s *server, doc *ecDocument, token, version string) 
 
 // waitInfra polls infra/status until the upgrade ends, each answer
 // validated against embedded-cluster's OpenAPI document.
-func waitInfra(t *testing.T, s *server, doc *ecDocument, token string) ecProgress {
+func waitInfra(t *testing.T, s *server, doc *ecDocument, token string) progress {
 	t.Helper()
-	var p ecProgress
+	var p progress
 	for range 1200 {
 		code, body := s.call("GET", infraStatus, token, nil)
 		if err := doc.validateResponse("GET", infraStatus, code, body); err != nil {
 			t.Fatalf("infra/status is not embedded-cluster's types.Infra: %v", err)
 		}
-		p = ecProgress{}
+		p = progress{}
 		if err := json.Unmarshal(body, &p); err != nil {
 			t.Fatal(err)
 		}
@@ -218,29 +199,4 @@ func (w *ecWorld) autopilotPlanLeft(t *testing.T) bool {
 	t.Helper()
 	_, err := w.dyn.Resource(autopilot.GVR).Get(context.Background(), autopilot.PlanName, metav1.GetOptions{})
 	return err == nil
-}
-
-// untar is a .tar.gz's files by name.
-func untar(t *testing.T, data []byte) map[string]string {
-	t.Helper()
-	gz, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	out := map[string]string{}
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[hdr.Name] = string(b)
-	}
 }
