@@ -142,7 +142,7 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 			rec.RetryOf = s.failedRun(rec.Infra)
 		}
 		rec.Request, rec.Current, rec.Infra = req, res.CurrentVersion, planned
-		rec.App, rec.AppPreflights, rec.AppStatus = nil, nil, Status{}
+		rec.App, rec.AppPreflights, rec.AppStatus, rec.SupportBundle = nil, nil, Status{}, nil
 		rec.InfraStatus = Status{State: StateRunning, Description: "Upgrading infrastructure to " + req.TargetVersion, LastUpdated: time.Now().UTC()}
 		return nil
 	})
@@ -223,9 +223,12 @@ func (s *Server) infraProgress(rec *record) Progress {
 		overall.LastUpdated = rec.LastUpdated
 	}
 	p := progress(rec.Infra, s.runsOf(rec.Infra), overall)
-	p.TargetVersion = target
+	p.TargetVersion, p.SupportBundle = target, bundleOf(rec.SupportBundle)
 	if rec.State == wizard.InfrastructureUpgrading {
 		p.Status.Description, p.NextWindow = s.driving(infraDrive, rec.Infra, p.Waiting, "Upgrading infrastructure to "+target)
+		if s.bundling.Load() {
+			p.Status.Description = "Collecting a support bundle"
+		}
 	}
 	return p
 }
@@ -285,7 +288,8 @@ func (s *Server) driveInfra(rec *record) {
 	s.driveOn(infraDrive, func() (wizard.State, Status, error) { return s.runInfra(rec) },
 		func(to wizard.State, st Status) {
 			s.cfg.Log(fmt.Sprintf("infrastructure upgrade to %s: %s", rec.Request.TargetVersion, st.Description))
-			s.end(to, func(r *record) { r.InfraStatus, r.RetryOf = st, nil })
+			bundle := s.infraBundle(rec)
+			s.end(to, func(r *record) { r.InfraStatus, r.RetryOf, r.SupportBundle = st, nil, bundle })
 		})
 }
 

@@ -70,6 +70,8 @@ func (s *Server) routes() []route {
 		alias(infraStart, "/api/linux/upgrade/infra/start"),
 		{method: "GET", path: "/api/linux/upgrade/infra/status", access: read, summary: "The infrastructure upgrade's progress per component (stage)",
 			response: Progress{}, handler: s.handleInfraStatus},
+		{method: "GET", path: infraBundlePath, access: act, summary: "The support bundle collected when the infrastructure upgrade ended (.tar.gz, redacted; infra/status lists it)",
+			response: []byte{}, handler: s.handleInfraBundle, contentType: "application/gzip"},
 		{method: "POST", path: "/api/linux/upgrade/host-preflights/run", access: act, summary: "Run the host preflights: every node Ready, none under pressure, none cordoned",
 			response: HostPreflights{}, handler: s.handleHostPreflightsRun},
 		{method: "GET", path: "/api/linux/upgrade/host-preflights/status", access: read, summary: "The host preflights' results by severity",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -83,6 +84,9 @@ type Server struct {
 	apps client.Client
 	// windows are the maintenance windows the drives wait for.
 	windows windowWaits
+	// bundling: an infrastructure upgrade that ended collects its
+	// support bundle (its status says so).
+	bundling atomic.Bool
 }
 
 // New connects to the cluster and watches its runs; Start begins

@@ -14,6 +14,7 @@ import (
 
 	"github.com/upshift-dev/upshift/api/v1alpha1"
 	"github.com/upshift-dev/upshift/internal/server/wizard"
+	"github.com/upshift-dev/upshift/internal/supportbundle"
 )
 
 // StateConfigMap names the ConfigMap, in the runs namespace, that keeps
@@ -46,6 +47,9 @@ type record struct {
 	AppPreflights *AppPreflights `json:"appPreflights,omitempty"`
 	// HostPreflights are the last host preflights' results.
 	HostPreflights *HostPreflights `json:"hostPreflights,omitempty"`
+	// SupportBundle is the one the last infrastructure upgrade collected
+	// when it ended.
+	SupportBundle *supportbundle.Saved `json:"supportBundle,omitempty"`
 	// RetryOf is the failed run the next drive of the phase gives a new
 	// attempt, and at which attempt it failed: the retry is done once,
 	// never again after a restart once the run moved past that attempt.

@@ -55,6 +55,9 @@ type Progress struct {
 	// TargetVersion is the version the infrastructure upgrade reaches
 	// (Upshift's; "" on the app's and before a target is known).
 	TargetVersion string `json:"targetVersion,omitempty"`
+	// SupportBundle is the one collected when the infrastructure upgrade
+	// ended (Upshift's; the infrastructure's status only).
+	SupportBundle *SupportBundle `json:"supportBundle,omitempty"`
 }
 
 // Waiting names a run and the approval step it waits at, with the

@@ -70,6 +70,9 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	if got := w.installations(t); !slices.Equal(got, []string{"2.16.0+k8s-1.33=Installed", "2.17.0+k8s-1.34=Installed"}) {
 		t.Errorf("Installations %v, want 2.16.0's left and 2.17.0's Installed", got)
 	}
+	if _, ok := w.infraBundle(t, s, p, token)["runs/embedded-cluster-2.17.0.report.md"]; !ok {
+		t.Error("the support bundle of the upgrade to 2.17.0 lacks its run's report")
+	}
 
 	p = upgradeTo(t, s, doc, token, "2.17.1+k8s-1.34")
 	if p.Status.State != "Failed" || !containsAll(p.Status.Description, "failed and was rolled back, restore verified", "admin-console") {
@@ -85,12 +88,9 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 		t.Errorf("the operator runs %s after the rollback, want 2.17.0's", img)
 	}
 
-	// The failed run's support bundle, from the API.
-	code, body := s.call("GET", "/api/runs/embedded-cluster-2.17.1/support-bundle", token, nil)
-	if code != http.StatusOK {
-		t.Fatalf("support bundle: %d %s", code, body)
-	}
-	files := testenv.Untar(t, body)
+	// The support bundle collected as the failed upgrade ended, listed
+	// in infra/status and downloaded; the first upgrade's was replaced.
+	files := w.infraBundle(t, s, p, token)
 	for _, name := range []string{"runs/embedded-cluster-2.17.1.yaml", "runs/embedded-cluster-2.17.1.report.md", "nodes.yaml",
 		"namespaces/kotsadm/deployments.yaml", "namespaces/embedded-cluster/events.txt", "namespaces/" + w.runsNS + "/secrets.yaml"} {
 		if _, ok := files[name]; !ok {
@@ -99,5 +99,13 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	}
 	if !strings.Contains(files["runs/embedded-cluster-2.17.1.report.md"], "rolled back") {
 		t.Errorf("the bundle's report does not say the run was rolled back:\n%s", files["runs/embedded-cluster-2.17.1.report.md"])
+	}
+	if ids := w.keptBundles(t); len(ids) != 1 {
+		t.Errorf("support bundles kept in the cluster: %v, want the last one only", ids)
+	}
+	// A run's bundle, collected on demand.
+	code, body := s.call("GET", "/api/runs/embedded-cluster-2.17.1/support-bundle", token, nil)
+	if _, ok := testenv.Untar(t, body)["runs/embedded-cluster-2.17.1.yaml"]; code != http.StatusOK || !ok {
+		t.Errorf("the run's support bundle: %d", code)
 	}
 }

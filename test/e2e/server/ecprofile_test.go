@@ -23,6 +23,7 @@ import (
 	"github.com/upshift-dev/upshift/internal/steps/autopilot"
 	"github.com/upshift-dev/upshift/internal/steps/clusterconfig"
 	"github.com/upshift-dev/upshift/internal/steps/installation"
+	"github.com/upshift-dev/upshift/internal/supportbundle"
 )
 
 // ecComponents is embedded-cluster's progress list for this release, in
@@ -199,4 +200,35 @@ func (w *ecWorld) autopilotPlanLeft(t *testing.T) bool {
 	t.Helper()
 	_, err := w.dyn.Resource(autopilot.GVR).Get(context.Background(), autopilot.PlanName, metav1.GetOptions{})
 	return err == nil
+}
+
+// infraBundle downloads the support bundle infra/status lists.
+func (w *ecWorld) infraBundle(t *testing.T, s *server, p progress, token string) map[string]string {
+	t.Helper()
+	b := p.SupportBundle
+	if b == nil || b.URL == "" || b.Error != "" || b.Files == 0 || !strings.HasPrefix(b.Name, "upshift-support-infra-") {
+		t.Fatalf("infra/status lists no support bundle: %+v", b)
+	}
+	code, body := s.call("GET", b.URL, token, nil)
+	if code != http.StatusOK || len(body) != b.Bytes {
+		t.Fatalf("support bundle %s: %d, %d bytes, listed with %d", b.URL, code, len(body), b.Bytes)
+	}
+	return testenv.Untar(t, body)
+}
+
+// keptBundles are the IDs of the support bundles kept in the runs
+// namespace.
+func (w *ecWorld) keptBundles(t *testing.T) []string {
+	t.Helper()
+	list, err := w.cs.CoreV1().Secrets(w.runsNS).List(context.Background(), metav1.ListOptions{LabelSelector: supportbundle.LabelBundle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, sec := range list.Items {
+		if id := sec.Labels[supportbundle.LabelBundle]; !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

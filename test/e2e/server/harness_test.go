@@ -257,6 +257,13 @@ type progress struct {
 		Run  string `json:"run"`
 		Step string `json:"step"`
 	} `json:"waiting"`
+	SupportBundle *struct {
+		Name  string `json:"name"`
+		Bytes int    `json:"bytes"`
+		Files int    `json:"files"`
+		Error string `json:"error"`
+		URL   string `json:"url"`
+	} `json:"supportBundle"`
 }
 
 // waitFor polls path until cond holds on its progress.
