@@ -30,6 +30,8 @@ func (s Step) Kind() string {
 		return "clusterConfig"
 	case s.Installation != nil:
 		return "installation"
+	case s.HelmUninstall != nil:
+		return "helmUninstall"
 	}
 	return ""
 }

@@ -76,6 +76,19 @@ type HelmStep struct {
 	CreateNamespace bool `json:"createNamespace,omitempty"`
 }
 
+// HelmUninstallStep removes one Helm release, keeping its history (helm
+// uninstall --keep-history), so a rollback brings it back on the
+// revision it had: what embedded-cluster does with an extension a
+// release drops. A release that is not installed is left as it is.
+type HelmUninstallStep struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=53
+	Release string `json:"release"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+}
+
 // ValuesReference is a key of a ConfigMap or a Secret that holds Helm
 // values (a YAML map), as in Flux's HelmRelease.
 type ValuesReference struct {

@@ -118,8 +118,8 @@ type Stage struct {
 // Step is one action. Exactly one kind field is set (a union, as in
 // Kubernetes APIs).
 //
-// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause), has(self.autopilot), has(self.distribute), has(self.clusterConfig), has(self.installation)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig or installation",reason=FieldValueRequired
-// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause), has(self.autopilot), has(self.distribute), has(self.clusterConfig), has(self.installation)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig or installation; split this step in two",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause), has(self.autopilot), has(self.distribute), has(self.clusterConfig), has(self.installation), has(self.helmUninstall)].exists(k, k)`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig, installation or helmUninstall",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`[has(self.crds), has(self.manifests), has(self.image), has(self.helm), has(self.job), has(self.recreate), has(self.freeze), has(self.approval), has(self.pause), has(self.autopilot), has(self.distribute), has(self.clusterConfig), has(self.installation), has(self.helmUninstall)].filter(k, k).size() <= 1`,message="set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig, installation or helmUninstall; split this step in two",reason=FieldValueForbidden
 type Step struct {
 	// Name is unique across the plan.
 	// +kubebuilder:validation:MinLength=1
@@ -166,4 +166,6 @@ type Step struct {
 	ClusterConfig *ClusterConfigStep `json:"clusterConfig,omitempty"`
 	// +optional
 	Installation *InstallationStep `json:"installation,omitempty"`
+	// +optional
+	HelmUninstall *HelmUninstallStep `json:"helmUninstall,omitempty"`
 }

@@ -214,6 +214,8 @@ func describeStep(s v1alpha1.Step) string {
 		return fmt.Sprintf("update k0s's ClusterConfig: images, then %d override(s)", len(s.ClusterConfig.Overrides))
 	case s.Installation != nil:
 		return "record the upgrade's Installation as " + s.Installation.State
+	case s.HelmUninstall != nil:
+		return fmt.Sprintf("uninstall Helm release %s/%s, keeping its history for a rollback", s.HelmUninstall.Namespace, s.HelmUninstall.Release)
 	}
 	return "?"
 }

@@ -94,6 +94,9 @@ type WaitOptions struct {
 	// Timeout bounds the wait and hooks; 0 means DefaultTimeout. A context
 	// deadline that comes sooner wins.
 	Timeout time.Duration
+	// KeepHistory makes Uninstall keep the release's revisions (helm
+	// uninstall --keep-history), so Rollback can bring it back.
+	KeepHistory bool
 }
 
 // Result is what InstallOrUpgrade did. It is filled in on failure too.
@@ -309,6 +312,7 @@ func (c *Client) Uninstall(ctx context.Context, name, namespace string, opts Wai
 	}
 	un := action.NewUninstall(cfg)
 	un.Wait = opts.Wait
+	un.KeepHistory = opts.KeepHistory
 	un.DeletionPropagation = "background" // Helm's default, said explicitly
 	un.Timeout = timeout
 	if _, err := un.Run(name); err != nil {

@@ -48,7 +48,7 @@ var invalidCorpus = []struct {
 	{file: "duplicate-step-names.yaml", wants: []want{{"spec.stages[1].steps[0].name", `(also spec.stages[0].steps[0])": give each step its own name`}}},
 	{file: "dependson-cycle.yaml", wants: []want{{"spec.stages[0].steps", "ipam -> proxy -> ipam"}, {"spec.stages[0].steps", "dependsOn makes a cycle"}}},
 	{file: "dependson-unknown.yaml", wants: []want{{"spec.stages[0].steps[0].dependsOn[0]", "fabirc: dependsOn names steps of the same stage"}}},
-	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig or installation"}}},
+	{file: "step-no-kind.yaml", wants: []want{{"spec.stages[0].steps[0]", "set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig, installation or helmUninstall"}}},
 	{file: "step-two-kinds.yaml", wants: []want{{"spec.stages[0].steps[0]", "split this step in two"}}},
 	{file: "crds-two-sources.yaml", wants: []want{{"spec.stages[0].steps[0].crds", "set exactly one of path, url, inline, configMap or secret"}}},
 	{file: "missing-path.yaml", wants: []want{{"spec.stages[0].steps[0].crds.path", "paths are relative to the plan file"}}},

@@ -21,18 +21,7 @@ const maxReleaseName = 53
 // validateHelm checks a helm step: a release name Helm accepts, a
 // namespace, a chart it can fetch, and values that are an object.
 func validateHelm(path *field.Path, h *v1alpha1.HelmStep, base string) field.ErrorList {
-	var errs field.ErrorList
-	switch {
-	case h.Release == "":
-		errs = append(errs, field.Required(path.Child("release"), "the Helm release name, e.g. demo-addon"))
-	case len(h.Release) > maxReleaseName || len(validation.IsDNS1123Label(h.Release)) > 0:
-		errs = append(errs, field.Invalid(path.Child("release"), h.Release, fmt.Sprintf("a release name is lowercase letters, digits and '-', at most %d characters", maxReleaseName)))
-	}
-	if h.Namespace == "" {
-		errs = append(errs, field.Required(path.Child("namespace"), "the release's namespace"))
-	} else if msgs := validation.IsDNS1123Label(h.Namespace); len(msgs) > 0 {
-		errs = append(errs, field.Invalid(path.Child("namespace"), h.Namespace, strings.Join(msgs, "; ")))
-	}
+	errs := validateRelease(path, h.Release, h.Namespace)
 	errs = append(errs, validateChart(path, h, base)...)
 	if h.Values != nil {
 		var m map[string]any
@@ -46,6 +35,23 @@ func validateHelm(path *field.Path, h *v1alpha1.HelmStep, base string) field.Err
 		if _, err := os.Stat(resolve(base, f)); err != nil {
 			errs = append(errs, field.Invalid(path.Child("valuesFiles").Index(i), f, fmt.Sprintf("cannot read it (%v); paths are relative to the plan file", err)))
 		}
+	}
+	return errs
+}
+
+// validateRelease checks a release's name and namespace.
+func validateRelease(path *field.Path, release, namespace string) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case release == "":
+		errs = append(errs, field.Required(path.Child("release"), "the Helm release name, e.g. demo-addon"))
+	case len(release) > maxReleaseName || len(validation.IsDNS1123Label(release)) > 0:
+		errs = append(errs, field.Invalid(path.Child("release"), release, fmt.Sprintf("a release name is lowercase letters, digits and '-', at most %d characters", maxReleaseName)))
+	}
+	if namespace == "" {
+		errs = append(errs, field.Required(path.Child("namespace"), "the release's namespace"))
+	} else if msgs := validation.IsDNS1123Label(namespace); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(path.Child("namespace"), namespace, strings.Join(msgs, "; ")))
 	}
 	return errs
 }

@@ -94,7 +94,7 @@ func uniqueName(path *field.Path, name string, seen map[string]bool, what string
 }
 
 // stepKinds lists the kinds a step may set, for messages.
-const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig or installation"
+const stepKinds = "crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig, installation or helmUninstall"
 
 func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.ErrorList {
 	set := 0
@@ -154,6 +154,10 @@ func validateStepKind(path *field.Path, s v1alpha1.Step, base string) field.Erro
 	if s.Installation != nil {
 		set++
 		errs = append(errs, validateInstallation(path.Child("installation"), s.Installation)...)
+	}
+	if u := s.HelmUninstall; u != nil {
+		set++
+		errs = append(errs, validateRelease(path.Child("helmUninstall"), u.Release, u.Namespace)...)
 	}
 	switch set {
 	case 0:

@@ -70,3 +70,33 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 		pf.workloadReads(gvk, r.Namespace, obj)
 	}
 }
+
+// helmUninstall checks a helmUninstall step: the credentials may keep
+// the release's records (its Secrets, marked uninstalled) and delete
+// every object of its latest revision. A release not installed needs
+// nothing.
+func (pf *preflight) helmUninstall(ctx context.Context, p *field.Path, stage, i int, u *v1alpha1.HelmUninstallStep) {
+	what := fmt.Sprintf("%s (release %s/%s)", p, u.Namespace, u.Release)
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	for _, verb := range []string{"get", "list", "update"} {
+		pf.need(verb, secrets, u.Namespace, what+": the release's records")
+	}
+	ex, err := pf.d.Executor(stage, i)
+	if err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p, u.Release, err.Error()))
+		return
+	}
+	refs, err := ex.Targets(ctx)
+	if apierrors.IsForbidden(err) {
+		return // the reads above name what is missing
+	}
+	if err != nil {
+		pf.errs = append(pf.errs, field.Invalid(p.Child("release"), u.Release, "cannot read the release: "+err.Error()))
+		return
+	}
+	for _, r := range refs {
+		if gvr, _, ok := pf.resource(ctx, p.Child("release"), r.GroupVersionKind()); ok {
+			pf.need("delete", gvr, r.Namespace, fmt.Sprintf("%s (%s)", what, r))
+		}
+	}
+}

@@ -48,6 +48,8 @@ func (pf *preflight) readNamespaces(ctx context.Context) {
 				add(step.Image.Namespace)
 			case step.Helm != nil:
 				add(step.Helm.Namespace)
+			case step.HelmUninstall != nil:
+				add(step.HelmUninstall.Namespace)
 			case step.Recreate != nil:
 				pattern = pattern || strings.Contains(step.Recreate.Namespace, "*")
 				add(step.Recreate.Namespace)

@@ -74,6 +74,8 @@ func Run(ctx context.Context, d Deps, p *resolve.Plan) field.ErrorList {
 				}
 			case step.Helm != nil:
 				pf.helm(ctx, path.Child("helm"), i, j, step.Helm)
+			case step.HelmUninstall != nil:
+				pf.helmUninstall(ctx, path.Child("helmUninstall"), i, j, step.HelmUninstall)
 			case step.Recreate != nil:
 				pf.recreate(ctx, path.Child("recreate"), step.Recreate, p.ObjectsFor(i, j))
 			case step.Freeze != nil:

@@ -29,7 +29,7 @@ import (
 const DefaultTimeout = 5 * time.Minute
 
 // ErrInvalidStep: a step sets no kind, or more than one.
-var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot, distribute, clusterConfig or installation)")
+var ErrInvalidStep = errors.New("a step needs exactly one kind (crds, manifests, image, job, recreate, helm, freeze, approval, pause, autopilot, distribute, clusterConfig, installation or helmUninstall)")
 
 // Input is everything a step's executor is built from, besides the
 // shared clients.
@@ -71,7 +71,7 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 	s := in.Spec
 	timeout := timeoutOf(in)
 	kinds := 0
-	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil, s.ClusterConfig != nil, s.Installation != nil} {
+	for _, set := range []bool{s.CRDs != nil, s.Manifests != nil, s.Image != nil, s.Job != nil, s.Recreate != nil, s.Helm != nil, s.Freeze != nil, s.Approval != nil, s.Pause != nil, s.Autopilot != nil, s.Distribute != nil, s.ClusterConfig != nil, s.Installation != nil, s.HelmUninstall != nil} {
 		if set {
 			kinds++
 		}
@@ -108,6 +108,8 @@ func New(in Input, d *clients.Set) (step.Executor, error) {
 		e, err = clusterconfig.New(*s.ClusterConfig, timeout, d.Dynamic)
 	case s.Installation != nil:
 		e, err = installation.New(*s.Installation, in.Attempt, d.Dynamic)
+	case s.HelmUninstall != nil:
+		e, err = helmstep.NewUninstall(*s.HelmUninstall, timeout, HelmClients(d))
 	default:
 		e, err = image.New(*s.Image, timeout, d.Applier, d.Waiter, d.Clientset)
 	}
@@ -151,6 +153,8 @@ func TraitsOf(s v1alpha1.Step) step.Traits {
 		return clusterconfig.Traits
 	case s.Installation != nil:
 		return installation.Traits
+	case s.HelmUninstall != nil:
+		return helmstep.Traits
 	}
 	return step.Traits{}
 }
@@ -160,7 +164,10 @@ func TraitsOf(s v1alpha1.Step) step.Traits {
 // kinds. It needs none of the run's sources.
 func NewKeeper(in Input, d *clients.Set) step.Keeper {
 	if h := in.Spec.Helm; h != nil {
-		return helmstep.NewRelease(*h, timeoutOf(in), HelmClients(d))
+		return helmstep.NewRelease(h.Release, h.Namespace, timeoutOf(in), HelmClients(d))
+	}
+	if u := in.Spec.HelmUninstall; u != nil {
+		return helmstep.NewRelease(u.Release, u.Namespace, timeoutOf(in), HelmClients(d))
 	}
 	return nil
 }
@@ -174,7 +181,9 @@ func NewKeeper(in Input, d *clients.Set) step.Keeper {
 func NewReverter(in Input, d *clients.Set) step.Reverter {
 	switch s := in.Spec; {
 	case s.Helm != nil:
-		return helmstep.NewRelease(*s.Helm, timeoutOf(in), HelmClients(d))
+		return helmstep.NewRelease(s.Helm.Release, s.Helm.Namespace, timeoutOf(in), HelmClients(d))
+	case s.HelmUninstall != nil:
+		return helmstep.NewRelease(s.HelmUninstall.Release, s.HelmUninstall.Namespace, timeoutOf(in), HelmClients(d))
 	case s.Job != nil && s.Job.RollbackJob != nil:
 		return job.NewReverter(*s.Job, in.RollbackObjects, timeoutOf(in), in.Attempt, d.Applier, d.Waiter, d.Clientset)
 	case s.Autopilot != nil:

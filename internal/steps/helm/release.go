@@ -16,9 +16,9 @@ import (
 // (step.Reverter). It needs no chart, so a run whose sources cannot be
 // read is still rolled back.
 type Release struct {
-	spec    v1alpha1.HelmStep
-	timeout time.Duration
-	clients Clients
+	name, namespace string
+	timeout         time.Duration
+	clients         Clients
 }
 
 var (
@@ -26,19 +26,19 @@ var (
 	_ step.Reverter = (*Release)(nil)
 )
 
-// NewRelease is the release of a helm step.
-func NewRelease(spec v1alpha1.HelmStep, timeout time.Duration, c Clients) *Release {
-	return &Release{spec: spec, timeout: timeout, clients: c}
+// NewRelease is the release of a helm or helmUninstall step.
+func NewRelease(name, namespace string, timeout time.Duration, c Clients) *Release {
+	return &Release{name: name, namespace: namespace, timeout: timeout, clients: c}
 }
 
 // Keep reads the revision the release starts the stage from (0: not
 // installed), which the stage's backup keeps.
 func (r *Release) Keep(ctx context.Context) (v1alpha1.HelmRevision, error) {
-	rev, err := StartingRevision(ctx, r.clients.Helm, r.spec.Release, r.spec.Namespace)
+	rev, err := StartingRevision(ctx, r.clients.Helm, r.name, r.namespace)
 	if err != nil {
-		return v1alpha1.HelmRevision{}, fmt.Errorf("read release %s/%s: %w", r.spec.Namespace, r.spec.Release, err)
+		return v1alpha1.HelmRevision{}, fmt.Errorf("read release %s/%s: %w", r.namespace, r.name, err)
 	}
-	return v1alpha1.HelmRevision{Release: r.spec.Release, Namespace: r.spec.Namespace, Revision: rev}, nil
+	return v1alpha1.HelmRevision{Release: r.name, Namespace: r.namespace, Revision: rev}, nil
 }
 
 // Revert returns the release to the revision before holds (uninstalls it
@@ -46,7 +46,7 @@ func (r *Release) Keep(ctx context.Context) (v1alpha1.HelmRevision, error) {
 // put back: the restore only verifies them.
 func (r *Release) Revert(ctx context.Context, before *v1alpha1.BackupRef) (step.Reverted, error) {
 	for _, hr := range before.HelmReleases {
-		if hr.Release != r.spec.Release || hr.Namespace != r.spec.Namespace {
+		if hr.Release != r.name || hr.Namespace != r.namespace {
 			continue
 		}
 		msg, err := RollbackTo(ctx, r.clients, hr.Release, hr.Namespace, hr.Revision, r.timeout)
@@ -55,12 +55,12 @@ func (r *Release) Revert(ctx context.Context, before *v1alpha1.BackupRef) (step.
 		}
 		return step.Reverted{Result: step.Success("%s", msg), Owns: r.owns}, nil
 	}
-	return step.Reverted{Result: step.Failure("the backup records no revision of release %s/%s", r.spec.Namespace, r.spec.Release)}, nil
+	return step.Reverted{Result: step.Failure("the backup records no revision of release %s/%s", r.namespace, r.name)}, nil
 }
 
 // owns tells an object of the release, by the annotations Helm sets on
 // every object of a release.
 func (r *Release) owns(o *unstructured.Unstructured) bool {
 	a := o.GetAnnotations()
-	return a["meta.helm.sh/release-name"] == r.spec.Release && a["meta.helm.sh/release-namespace"] == r.spec.Namespace
+	return a["meta.helm.sh/release-name"] == r.name && a["meta.helm.sh/release-namespace"] == r.namespace
 }

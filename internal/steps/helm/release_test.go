@@ -22,7 +22,7 @@ func TestReleaseKeepsAndRevertsItsRevision(t *testing.T) {
 	if res := f.run(t, "1.0.0", "1.0", time.Minute); res.Status != step.Succeeded {
 		t.Fatalf("install: %+v", res)
 	}
-	rel := helm.NewRelease(v1alpha1.HelmStep{Release: "addon", Namespace: f.NS}, time.Minute, f.clients)
+	rel := helm.NewRelease("addon", f.NS, time.Minute, f.clients)
 	kept, err := rel.Keep(ctx)
 	if err != nil || kept != (v1alpha1.HelmRevision{Release: "addon", Namespace: f.NS, Revision: 1}) {
 		t.Fatalf("Keep = %+v, %v; want addon at revision 1", kept, err)

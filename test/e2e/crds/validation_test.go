@@ -56,7 +56,7 @@ func (s spec) gate(i, j int) map[string]any {
 func TestInvalidPlansAreRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	const stepKinds = "set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig or installation"
+	const stepKinds = "set exactly one step kind: crds, manifests, image, helm, job, recreate, freeze, approval, pause, autopilot, distribute, clusterConfig, installation or helmUninstall"
 	const gateKinds = "set exactly one gate kind: ready, http, podsRunning, pvcsBound, nodesReady, helmReleases, envKept, soak or metric"
 	// Demo 1.1.0's stages: 0 crds, 1 control-plane (gates: ready, envKept), 2 schema
 	// (a job), 3 addons, 4 approve-data-plane, 5 data-plane (fabric,

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
 )
 
@@ -14,8 +17,9 @@ import (
 // embedded-cluster's order (one artifact Job per node in its shape; one
 // autopilot Plan, accepted by k0s's CRD, moving every node and deleted
 // after, though the server was killed while autopilot worked; the
-// ClusterConfig's images and overrides; a new Installation Installed, the
-// earlier one left). Then 2.17.1, whose admin console
+// ClusterConfig's images and overrides; the extension it drops
+// uninstalled; a new Installation Installed, the earlier one left; a
+// support bundle listed and downloaded). Then 2.17.1, whose admin console
 // never becomes Ready, fails and rolls back: the add-ons to their
 // revisions, the ClusterConfig restored, its Installation Failed, and
 // infra/status Failed with the cause.
@@ -69,6 +73,9 @@ func TestEmbeddedClusterProfileThroughTheAPI(t *testing.T) {
 	}
 	if got := w.installations(t); !slices.Equal(got, []string{"2.16.0+k8s-1.33=Installed", "2.17.0+k8s-1.34=Installed"}) {
 		t.Errorf("Installations %v, want 2.16.0's left and 2.17.0's Installed", got)
+	}
+	if _, err := w.cs.AppsV1().Deployments("ingress-nginx").Get(w.ctx, "legacy-metrics", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the extension 2.17.0 drops is still there: %v", err)
 	}
 	if _, ok := w.infraBundle(t, s, p, token)["runs/embedded-cluster-2.17.0.report.md"]; !ok {
 		t.Error("the support bundle of the upgrade to 2.17.0 lacks its run's report")
