@@ -11,9 +11,9 @@ import (
 )
 
 // rendered checks a step of a kind that says itself what it writes
-// (step.Renderer) and what else it reads (step.Reader): the kinds served,
-// and the credentials allowed to write and read them. A kind that says
-// neither is not checked here.
+// (step.Renderer), what else it reads (step.Reader) and what other rights
+// it needs (step.Accessor): the kinds served, and the credentials allowed
+// to write and read them. A kind that says none is not checked here.
 func (pf *preflight) rendered(ctx context.Context, p *field.Path, stage, i int) {
 	ex, err := pf.d.Executor(stage, i)
 	if err != nil {
@@ -26,6 +26,9 @@ func (pf *preflight) rendered(ctx context.Context, p *field.Path, stage, i int) 
 				pf.need(verb, gvr, "", fmt.Sprintf("%s (reads %s)", p, gvr.Resource))
 			}
 		}
+	}
+	if ac, ok := ex.(step.Accessor); ok {
+		pf.accessor(ctx, p, ac.Access())
 	}
 	r, ok := ex.(step.Renderer)
 	if !ok {
@@ -40,4 +43,19 @@ func (pf *preflight) rendered(ctx context.Context, p *field.Path, stage, i int) 
 		return
 	}
 	pf.objects(ctx, p, objs)
+}
+
+// accessor checks each right a step says it needs, on a kind the cluster
+// serves.
+func (pf *preflight) accessor(ctx context.Context, p *field.Path, needs []step.Access) {
+	for _, a := range needs {
+		gvr, _, ok := pf.resource(ctx, p, a.Kind)
+		if !ok {
+			continue
+		}
+		if a.Subresource != "" {
+			gvr.Resource += "/" + a.Subresource
+		}
+		pf.need(a.Verb, gvr, a.Namespace, fmt.Sprintf("%s (%s %s)", p, a.Verb, gvr.Resource))
+	}
 }

@@ -51,3 +51,20 @@ type Renderer interface {
 type Reader interface {
 	Reads() []schema.GroupVersionResource
 }
+
+// Access is one right a step needs: Verb on Kind's resource, or on its
+// Subresource when set, in Namespace ("" for cluster-wide or a
+// cluster-scoped kind).
+type Access struct {
+	Verb        string
+	Kind        schema.GroupVersionKind
+	Subresource string
+	Namespace   string
+}
+
+// Accessor is an executor that needs rights its targets and rendered
+// objects do not show (a record it creates, its status subresource):
+// preflight checks the kinds are served and the credentials have them.
+type Accessor interface {
+	Access() []Access
+}

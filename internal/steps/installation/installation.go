@@ -171,3 +171,13 @@ func setState(ctx context.Context, dyn dynamic.Interface, in *unstructured.Unstr
 	}
 	return nil
 }
+
+var _ step.Accessor = (*Executor)(nil)
+
+// Access is what preflight checks (the kind served, the rights): the step
+// lists and creates Installations and sets their state through the
+// status subresource, as its Reverter does; it never patches or deletes
+// one.
+func (e *Executor) Access() []step.Access {
+	return []step.Access{{Verb: "list", Kind: GVK}, {Verb: "create", Kind: GVK}, {Verb: "update", Kind: GVK, Subresource: "status"}}
+}

@@ -5,15 +5,11 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/upshift-dev/upshift/internal/step"
 )
 
-var (
-	_ step.Previewer = (*Executor)(nil)
-	_ step.Renderer  = (*Executor)(nil)
-)
+var _ step.Previewer = (*Executor)(nil)
 
 // Preview says which Installation the step records its state in: the
 // attempt's, or a new one it creates.
@@ -29,13 +25,4 @@ func (e *Executor) Preview(ctx context.Context) ([]step.Change, error) {
 	}
 	ref.Name = "<the time it is created>"
 	return []step.Change{{Ref: ref, Action: step.Create, Note: fmt.Sprintf("a new Installation, its spec the newest one's with the step's merged over it; status.state %s", stateText(e.spec.State, e.spec.Reason))}}, nil
-}
-
-// Rendered names an Installation, for preflight: the kind served, the
-// credentials allowed to write Installations.
-func (e *Executor) Rendered(context.Context) ([]step.Ref, []*unstructured.Unstructured, error) {
-	o := &unstructured.Unstructured{}
-	o.SetGroupVersionKind(GVK)
-	o.SetName("installation")
-	return []step.Ref{{APIVersion: GVK.GroupVersion().String(), Kind: GVK.Kind, Name: "installation"}}, []*unstructured.Unstructured{o}, nil
 }
