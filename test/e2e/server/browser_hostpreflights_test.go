@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/upshift-dev/upshift/internal/localcluster"
 	"github.com/upshift-dev/upshift/internal/server/web/browsertest"
 )
 
@@ -188,8 +189,10 @@ func checkHostFailure(t *testing.T, u *ui) {
 // HostPreflightsFailed, read from host-preflights/status) with the
 // failure and Start disabled, no box to tick, the notice saying why; run
 // again from the Configuration (Back, Check, Next) and with Run again,
-// they fail the same way.
-func hostPreflightsBlocked(t *testing.T, e *env, s *server) {
+// they fail the same way. A node that turns NotReady between checks that
+// passed and the start: the start's own checks refuse it (400), and the
+// step shows the server's message.
+func hostPreflightsBlocked(t *testing.T, e *env, s *server, c *localcluster.Cluster) {
 	u := e.browser(s)
 	testID := browsertest.TestID
 	u.login(adminPassword)
@@ -218,7 +221,30 @@ func hostPreflightsBlocked(t *testing.T, e *env, s *server) {
 	}
 	u.click(testID("run-host-preflights"))
 	checkHostFailure(t, u)
-	u.checkProblems()
+
+	if err := c.SetNodeReady(e.ctx, "node-1", true); err != nil {
+		t.Fatal(err)
+	}
+	u.click(testID("run-host-preflights"))
+	u.until("the host preflights passed", `document.querySelector('[data-testid="host-preflights-state"]')?.dataset.state === 'Succeeded'`)
+	if err := c.SetNodeReady(e.ctx, "node-1", false); err != nil {
+		t.Fatal(err)
+	}
+	u.click(testID("start-upgrade"))
+	u.until("the start refused", visible(testID("host-preflights-error")))
+	if msg := u.text(testID("host-preflights-error")); !strings.Contains(msg, "preflight checks failed: Nodes Ready: not Ready: node-1") {
+		t.Errorf("the refused start shows %q, want the server's message", msg)
+	}
+	u.step("host-preflights")
+	u.shot("wizard-2b-host-preflights-refused", testID("host-preflights-status"))
+	u.click(testID("run-host-preflights"))
+	checkHostFailure(t, u)
+	for _, p := range u.b.Problems() {
+		// The refused start's 400 is the page's to show, not a problem.
+		if !strings.Contains(p, "status of 400") {
+			t.Error(p)
+		}
+	}
 }
 
 // hostPreflightsIgnored: on a server that allows it, the box shows; Start

@@ -67,7 +67,7 @@ func TestHostPreflightsBlockTheStartUnlessBypassed(t *testing.T) {
 	}
 	browser := withBrowser(t)
 	if browser {
-		hostPreflightsBlocked(t, e, s)
+		hostPreflightsBlocked(t, e, s, c)
 	}
 	s.kill()
 
