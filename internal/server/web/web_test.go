@@ -228,13 +228,13 @@ func TestSelectorsExist(t *testing.T) {
 			t.Errorf("data-testid %q is not in the UI", id)
 		}
 	}
-	for _, id := range []string{"welcome", "configuration", "infra", "app-preflights", "app-upgrade", "done", "fail", "warn", "pass"} {
+	for _, id := range []string{"welcome", "configuration", "airgap", "host-preflights", "infra", "app-preflights", "app-upgrade", "done", "fail", "warn", "pass"} {
 		if !literal(id) {
 			t.Errorf("%q (a step or a preflight result) is not in the UI", id)
 		}
 	}
 	for _, sel := range []string{browsertest.LoginPassword, browsertest.TargetVersion, browsertest.Catalog, browsertest.AllowDowngrade,
-		browsertest.IgnorePreflights, browsertest.PlanText, browsertest.Announcer} {
+		browsertest.IgnorePreflights, browsertest.IgnoreHostPreflights, browsertest.PlanText, browsertest.Announcer} {
 		if !literal(strings.TrimPrefix(sel, "#")) {
 			t.Errorf("id %s is not in the UI", sel)
 		}

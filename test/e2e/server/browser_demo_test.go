@@ -49,10 +49,10 @@ func TestBrowserDemoUpgrade(t *testing.T) {
 	}
 	u.shot("demo-1-configuration", browsertest.Step("configuration")+" fieldset")
 
-	// Infrastructure upgrade: followed live up to the approval, the
-	// control plane's stages done, the data plane's not started.
-	u.click(testID("start-upgrade"))
-	u.step("infra")
+	// Host preflights, then the infrastructure upgrade: followed live up
+	// to the approval, the control plane's stages done, the data plane's
+	// not started.
+	throughHostPreflights(t, u, "1.1.0", "")
 	u.watch()
 	approve := testID("approve") + `[data-run="` + hop + `"]`
 	u.until("the data plane's Approve button", visible(approve))
@@ -65,6 +65,11 @@ func TestBrowserDemoUpgrade(t *testing.T) {
 	}
 	if !slices.Equal(phases[:4], []string{"Succeeded", "Succeeded", "Succeeded", "Succeeded"}) || phases[5] == "Succeeded" || phases[6] == "Succeeded" {
 		t.Errorf("the stages' phases while the approval waits: %q, want the control plane's done and the data plane's not", phases)
+	}
+	// 4 of 7 stages done: 57%, as embedded-cluster counts components (the
+	// steps, 4 of 10, would say 40).
+	if p := checkECProgress(t, u); p != 57 {
+		t.Errorf("the progress bar while the approval waits: %d, want 57 (4 of 7 components)", p)
 	}
 	u.shot("demo-2-infra-approval", "")
 	u.click(approve)

@@ -35,8 +35,7 @@ func TestBrowserFailureAndRollback(t *testing.T) {
 	u.click(testID("wizard-start"))
 	u.step("configuration")
 	u.configure("1.1.0", [2]string{"broken", "1.1.0"}, [2]string{"autoRollback", "false"})
-	u.click(testID("start-upgrade"))
-	u.step("infra")
+	throughHostPreflights(t, u, "1.1.0", "")
 	u.watch()
 
 	// The failure: its cause with the pod's log tail, and its commands.

@@ -11,10 +11,12 @@ import (
 
 // TestBrowserWizardUpgrade walks the wizard in Chromium against the real
 // server and cluster: sign in; Welcome; Configuration (target 1.2.0,
-// value approve=true, Check shows both hops and their previews; Start);
-// Infrastructure upgrade, whose timeline, components and progress bar
-// advance live while hop 1 and then hop 2 wait for an approval given with
-// the Approve button, up to Succeeded; App preflights, the failing warning
+// value approve=true, Check shows both hops and their previews; Next);
+// Host preflights (all pass, listed; Start upgrade); Infrastructure
+// upgrade, whose timeline, components and progress bar (embedded-cluster's
+// share of components Succeeded, checked against infra/status) advance
+// live while hop 1 and then hop 2 wait for an approval given with the
+// Approve button, its logs panel opened, up to Succeeded; App preflights, the failing warning
 // check under Warnings; App upgrade; Done with every run's report. Then
 // the runs page and a run's detail, with phases and durations.
 func TestBrowserWizardUpgrade(t *testing.T) {
@@ -57,6 +59,15 @@ func TestBrowserWizardUpgrade(t *testing.T) {
 	if v := u.text(testID("check-versions")); !strings.Contains(v, "1.2.0 → 1.2.0") || !strings.Contains(u.text(testID("no-infra-upgrade")), "at the target already") {
 		t.Errorf("a check at the target says %q", v)
 	}
+	// No hop: embedded-cluster's rule hides the host preflights and the
+	// infrastructure upgrade, and the upgrade starts from here.
+	noInfra := []string{"stepper-welcome", "stepper-configuration", "stepper-app-preflights", "stepper-app-upgrade", "stepper-done"}
+	if steps := u.attrs("nav[aria-label='Upgrade steps'] li", "data-testid"); !slices.Equal(steps, noInfra) {
+		t.Errorf("the stepper without a hop lists %q, want %q", steps, noInfra)
+	}
+	if b := u.text(testID("configuration-next")); b != "Start upgrade" {
+		t.Errorf("without a hop the Configuration's button reads %q, want Start upgrade", b)
+	}
 	u.checkProblems()
 	t.Logf("took %s", time.Since(start).Round(time.Second))
 }
@@ -70,8 +81,8 @@ func wizardConfiguration(t *testing.T, u *ui, ns string) {
 	// (hop 1 creates the controller's Deployment).
 	u.click(testID("wizard-start"))
 	u.step("configuration")
-	if u.attrs(testID("start-upgrade"), "disabled")[0] != "" {
-		t.Error("Start upgrade is enabled before a check")
+	if u.attrs(testID("configuration-next"), "disabled")[0] != "" {
+		t.Error("Next is enabled before a check")
 	}
 	u.configure("1.2.0", [2]string{"approve", "true"})
 	if v := u.text(testID("check-versions")); !strings.Contains(v, "1.0.0 → 1.2.0") {
@@ -90,14 +101,14 @@ func wizardConfiguration(t *testing.T, u *ui, ns string) {
 	u.shot("wizard-2-configuration", browsertest.Step("configuration")+" fieldset")
 }
 
-// wizardInfra: the Infrastructure upgrade step, each hop approved, up
-// to Succeeded.
+// wizardInfra: the Host preflights step, then the Infrastructure upgrade
+// step, each hop approved, up to Succeeded.
 func wizardInfra(t *testing.T, u *ui, hop1, hop2 string) {
 	testID := browsertest.TestID
 
-	// Infrastructure upgrade: followed live until hop 1 waits.
-	u.click(testID("start-upgrade"))
-	u.step("infra")
+	// Host preflights, then the infrastructure upgrade: followed live
+	// until hop 1 waits.
+	throughHostPreflights(t, u, "1.2.0", "wizard-2b-host-preflights")
 	u.watch()
 	approve1 := testID("approve") + `[data-run="` + hop1 + `"]`
 	u.until("hop 1's Approve button", visible(approve1))
@@ -117,6 +128,12 @@ func wizardInfra(t *testing.T, u *ui, hop1, hop2 string) {
 	if st := u.attrs(testID("component")+`[data-name="1.2.0: controller"]`, "data-state"); len(st) != 1 || st[0] != "Pending" {
 		t.Errorf("hop 2's controller while hop 1 waits: %q, want Pending", st)
 	}
+	// Hop 1's controller done of the six stages: 17%, as embedded-cluster
+	// counts components; the logs say what ran.
+	if p := checkECProgress(t, u); p != 17 {
+		t.Errorf("the progress bar while hop 1 waits: %d, want 17 (1 of 6 components)", p)
+	}
+	openLogs(t, u, "[controller] controller: Succeeded")
 	u.accessible("Infrastructure upgrade")
 	u.shot("wizard-3-infra-approval", "")
 	u.click(approve1)
@@ -144,6 +161,9 @@ func checkInfraSeen(t *testing.T, u *ui, hop1, hop2 string) {
 	}
 	if p := w.Progress; len(p) < 3 || p[len(p)-1] != 100 || !slices.IsSorted(p) {
 		t.Errorf("the progress bar went %v: want it to rise in three steps or more to 100, never back", p)
+	}
+	if !progressSteps(w.Progress, 6) {
+		t.Errorf("the progress bar went %v: want shares of the 6 components, round(100 × k / 6)", w.Progress)
 	}
 	for _, name := range []string{"1.1.0: go-ahead", "1.2.0: go-ahead"} {
 		if c := w.Components[name]; !slices.Equal(c, []string{"Pending", "Running", "Succeeded"}) {

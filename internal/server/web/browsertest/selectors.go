@@ -20,21 +20,25 @@ const (
 	Catalog          = "#catalog"
 	AllowDowngrade   = "#allow-downgrade"
 	IgnorePreflights = "#ignore-preflights"
-	PlanText         = "#plan-text"
+	// IgnoreHostPreflights is the Host preflights step's "Ignore the
+	// failed host preflights" (shown when the server allows it).
+	IgnoreHostPreflights = "#ignore-host-preflights"
+	PlanText             = "#plan-text"
 	// Announcer is the polite live region status changes are said in.
 	Announcer = "#announcer"
 )
 
-// Step is a wizard step's section: welcome, configuration, infra,
-// app-preflights, app-upgrade, done. Its heading is
+// Step is a wizard step's section: welcome, configuration, airgap,
+// host-preflights, infra, app-preflights, app-upgrade, done (the stepper
+// lists those phaseOrder shows). Its heading is
 // TestID("wizard-step-heading"), with data-step set to the step.
 func Step(id string) string { return TestID("step-" + id) }
 
 // Stepper is a step's item in the wizard's step list.
 func Stepper(id string) string { return TestID("stepper-" + id) }
 
-// PreflightGroup is the app preflights' group of a result: fail, warn
-// or pass; its items are TestID("preflight-item").
+// PreflightGroup is the app's or the host's preflights' group of a
+// result: fail, warn or pass; its items are TestID("preflight-item").
 func PreflightGroup(result string) string { return TestID("preflight-" + result) }
 
 // Progress is the infrastructure's ("infra") or the app's ("app")
@@ -54,7 +58,13 @@ var TestIDs = []string{
 	// Configuration.
 	"target-version", "catalog", "allow-downgrade", "values", "value-add", "value-key", "value-value", "value-remove",
 	"check", "check-result", "check-versions", "no-infra-upgrade", "hops", "hop", "configuration-error",
-	"start-upgrade", "start-help", "follow-running",
+	"configuration-next", "start-help", "follow-running",
+	// Airgap bundle.
+	"airgap-status", "airgap-state", "airgap-error", "airgap-logs",
+	// Host preflights (their results in PreflightGroup); start-upgrade
+	// starts the infrastructure upgrade.
+	"host-preflights-status", "host-preflights-state", "host-preflights-error", "host-preflights-request", "host-preflights-skipped",
+	"host-preflights-blocking", "ignore-host-preflights", "run-host-preflights", "start-upgrade", "host-start-help",
 	// A plan's preview (the hops', a run's, the preview page's).
 	"plan-preview", "preview-stage", "preview-step", "preview-change", "field-errors",
 	// Infrastructure and app upgrade.
@@ -62,6 +72,7 @@ var TestIDs = []string{
 	"waiting", "next-window", "approve", "failure", "failure-cause", "failure-message", "failure-actions", "rollback", "retry", "abort",
 	"new-target", "run-details-link", "components", "component", "timeline-container", "timeline-run", "timeline",
 	"timeline-stage", "timeline-step", "timeline-gate", "rollback-details", "logs", "logs-text",
+	"support-bundle", "support-bundle-link", "support-bundle-text", "support-bundle-detail", "support-bundle-error", "support-bundle-download-error",
 	// App preflights.
 	"preflights-status", "preflights-error", "preflight-item", "ignore-preflights", "preflights-blocking", "run-preflights",
 	// Done.

@@ -99,6 +99,30 @@ export async function request(method, path, { body, contentType, accept = 'appli
   throw err;
 }
 
+// download reads a file the API serves (a support bundle) with the
+// session's token, which a plain link cannot send: its bytes as a Blob
+// and the name its Content-Disposition gives (fallback otherwise).
+export async function download(path, fallback) {
+  let res;
+  try {
+    res = await fetch(path, { headers: { Accept: '*/*', ...authHeaders() }, cache: 'no-store', credentials: 'same-origin' });
+  } catch (e) {
+    throw new APIError(0, `cannot reach the server (${e.message})`);
+  }
+  if (!res.ok) {
+    let data = null;
+    try {
+      data = await res.json();
+    } catch {
+      data = null;
+    }
+    if (res.status === 401) unauthorized();
+    throw new APIError(data?.statusCode || res.status, data?.message || res.statusText);
+  }
+  const m = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') || '');
+  return { blob: await res.blob(), name: m ? m[1] : fallback };
+}
+
 export const get = (path, opts) => request('GET', path, opts);
 export const post = (path, body = {}, opts) => request('POST', path, { ...opts, body });
 

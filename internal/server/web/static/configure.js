@@ -1,11 +1,14 @@
 // The wizard's Configuration step: the target version, the catalog, the
 // plans' values and allowDowngrade; "Check" (POST .../infra/check, which
-// changes nothing) shows the hops and each one's preview; "Start upgrade"
-// (POST .../infra/upgrade) is offered once the inputs as they are were
-// checked.
+// changes nothing) shows the hops and each one's preview; once the inputs
+// as they are were checked, Next carries them to the Host preflights
+// step, which starts the upgrade (embedded-cluster's order). An upgrade
+// without a hop has neither that step nor the infrastructure's: it
+// starts here (POST .../infra/upgrade) and goes on to the app.
 
 import { h, text, errorBox, setError, busy, announce } from './dom.js';
 import { post, upgrade, session } from './api.js';
+import { startWithoutInfra } from './start.js';
 import { parseValues } from './model.js';
 import { renderPreview } from './preview.js';
 
@@ -35,7 +38,10 @@ function setFieldError(f, msg) {
   else f.input.removeAttribute('aria-invalid');
 }
 
-export function configurationStep({ state, onBack, onStarted }) {
+// flags: the wizard's {isAirgap, requiresInfraUpgrade}; onChecked(res)
+// when a check answered; onNext(request) to the next step; onStarted
+// once an upgrade without a hop started; onFollow to the running one.
+export function configurationStep({ state, flags, onBack, onChecked, onNext, onStarted, onFollow }) {
   const admin = session.isAdmin();
   const target = field('target-version', 'Target version',
     h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', value: state?.targetVersion || '', dataset: { testid: 'target-version' } }),
@@ -70,8 +76,11 @@ export function configurationStep({ state, onBack, onStarted }) {
 
   const err = errorBox({ dataset: { testid: 'configuration-error' } });
   const check = h('button', { type: 'submit', dataset: { testid: 'check' } }, 'Check');
-  const start = h('button', { type: 'button', class: 'primary', disabled: true, hidden: !admin, dataset: { testid: 'start-upgrade' } }, 'Start upgrade');
+  const start = h('button', { type: 'button', class: 'primary', disabled: true, hidden: !admin, dataset: { testid: 'configuration-next' } }, 'Next');
   const startHelp = h('p', { class: 'help', id: 'start-help', dataset: { testid: 'start-help' } }, 'Check first: the upgrade starts with what was checked.');
+  // direct: the checked upgrade has no hop and no airgap bundle, so it
+  // starts here.
+  const direct = () => !flags.requiresInfraUpgrade && !flags.isAirgap;
   start.setAttribute('aria-describedby', 'start-help');
   const result = h('div', { class: 'check-result', 'aria-live': 'polite', dataset: { testid: 'check-result' } });
   const back = h('button', { type: 'button', dataset: { testid: 'wizard-back' } }, 'Back');
@@ -148,8 +157,13 @@ export function configurationStep({ state, onBack, onStarted }) {
     try {
       const res = await busy(check, () => post(upgrade('infra/check'), req));
       checked = req;
+      onChecked?.(res);
       start.disabled = false;
-      text(startHelp, `Starts the upgrade to ${res.targetVersion || req.targetVersion} as checked.`);
+      text(start, direct() ? 'Start upgrade' : 'Next');
+      const to = res.targetVersion || req.targetVersion;
+      text(startHelp, direct()
+        ? `No infrastructure upgrade: starts the upgrade to ${to} as checked, then the app's preflights.`
+        : `Next: ${flags.isAirgap ? 'the airgap bundle, then ' : ''}the host preflights, then the upgrade to ${to} as checked.`);
       result.replaceChildren(renderCheck(res));
       announce(`Checked: ${res.currentVersion || 'unknown'} to ${res.targetVersion || req.targetVersion}, ${(res.hops || []).length} hop(s)`);
     } catch (e) {
@@ -160,14 +174,18 @@ export function configurationStep({ state, onBack, onStarted }) {
 
   start.addEventListener('click', async () => {
     if (!checked) return;
+    if (!direct()) {
+      onNext(checked);
+      return;
+    }
     try {
-      await busy(start, () => post(upgrade('infra/upgrade'), { ...checked, ignoreHostPreflights: false }));
-      announce('Infrastructure upgrade started');
+      await busy(start, () => startWithoutInfra(checked));
+      announce('Upgrade started: no infrastructure upgrade needed');
       onStarted();
     } catch (e) {
       showErrors(e);
       if (e.statusCode === 409) {
-        err.append(h('button', { type: 'button', dataset: { testid: 'follow-running' }, on: { click: onStarted } }, 'Follow the running upgrade'));
+        err.append(h('button', { type: 'button', dataset: { testid: 'follow-running' }, on: { click: onFollow } }, 'Follow the running upgrade'));
       }
     }
   });

@@ -161,3 +161,14 @@ export function dl(rows, attrs = {}) {
     .filter(([, v]) => v !== undefined && v !== null && v !== '')
     .map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
+
+// saveBlob saves a Blob as a file named name: through a blob URL, the
+// way to save what a fetch with the session's token read.
+export function saveBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

@@ -1,15 +1,30 @@
 // Pure functions of the API's data (no DOM, no fetch), tested in a
 // browser by web's tests (testdata/model.test.js).
 
-// The wizard's steps, in order.
+// The wizard's steps, in order: every one a wizard may show.
+// phaseOrder picks those an upgrade shows.
 export const STEPS = [
   { id: 'welcome', title: 'Welcome' },
   { id: 'configuration', title: 'Configuration' },
+  { id: 'airgap', title: 'Airgap bundle' },
+  { id: 'host-preflights', title: 'Host preflights' },
   { id: 'infra', title: 'Infrastructure upgrade' },
   { id: 'app-preflights', title: 'App preflights' },
   { id: 'app-upgrade', title: 'App upgrade' },
   { id: 'done', title: 'Done' },
 ];
+
+// phaseOrder is the steps an upgrade shows, in embedded-cluster's order
+// (getPhaseOrder, upgrade mode): the airgap bundle's processing when
+// airgap, the host preflights and the infrastructure upgrade only when
+// it requires one, then the app's preflights and upgrade.
+export function phaseOrder({ isAirgap = false, requiresInfraUpgrade = true } = {}) {
+  return STEPS.filter((s) => {
+    if (s.id === 'airgap') return Boolean(isAirgap);
+    if (s.id === 'host-preflights' || s.id === 'infra') return Boolean(requiresInfraUpgrade);
+    return true;
+  });
+}
 
 // stepForState is the wizard step that shows a server state
 // (GET /api/linux/upgrade/state), so a reload, or a restarted server,
@@ -17,10 +32,16 @@ export const STEPS = [
 // Upshift does not have fall where they would be.
 export function stepForState(state) {
   switch (state) {
+    case 'AirgapProcessing':
+    case 'AirgapProcessed':
+    case 'AirgapProcessingFailed':
+      return 'airgap';
     case 'HostPreflightsRunning':
     case 'HostPreflightsSucceeded':
     case 'HostPreflightsFailed':
+    case 'HostPreflightsExecutionFailed':
     case 'HostPreflightsFailedBypassed':
+      return 'host-preflights';
     case 'InfrastructureUpgrading':
     case 'InfrastructureUpgraded':
     case 'InfrastructureUpgradeFailed':
@@ -39,6 +60,30 @@ export function stepForState(state) {
     default:
       return 'welcome';
   }
+}
+
+// flagsForState are phaseOrder's inputs as a server state (GET .../state)
+// tells them. Its requiresInfraUpgrade is the upgrade's hops, known once
+// one started: before (New, the host preflights, the airgap bundle) the
+// check decides, and until then the infrastructure steps show, as an
+// upgrade usually has hops.
+export function flagsForState(ws) {
+  const st = ws?.state || '';
+  const before = !st || st === 'New' || stepForState(st) === 'host-preflights' || stepForState(st) === 'airgap';
+  // A server in an airgap state is airgap, whatever else it says.
+  const isAirgap = Boolean(ws?.isAirgap) || stepForState(st) === 'airgap';
+  return { isAirgap, requiresInfraUpgrade: before || Boolean(ws?.requiresInfraUpgrade) };
+}
+
+// landingStep is the step a server state opens the wizard at: its
+// step, or the next one shown when that one is not (an infrastructure
+// upgrade without hops ends at once: the app's preflights come next).
+export function landingStep(ws) {
+  const id = stepForState(ws?.state);
+  const shown = phaseOrder(flagsForState(ws)).map((s) => s.id);
+  if (shown.includes(id)) return id;
+  const after = STEPS.slice(STEPS.findIndex((s) => s.id === id) + 1);
+  return after.find((s) => shown.includes(s.id))?.id || 'welcome';
 }
 
 // phaseClass sorts a state (Pending/Running/Succeeded/Failed), a run's
@@ -108,14 +153,33 @@ export function countSteps(stages) {
   return { done, total };
 }
 
-// progress is the percentage an infra or app status shows:
-// round(100 × succeeded steps / all steps) over the runs followed (each
-// {stages}); components (the stages of every hop's plan) that no run
-// followed yet (a later hop) count as one step each, not done, so the bar
-// does not jump back when a hop starts. Without a run's stages yet it is
-// embedded-cluster's: succeeded components over all of them. Succeeded is
-// 100.
-export function progress(status, runs) {
+// componentProgress is the infrastructure phase's percentage as
+// embedded-cluster's InstallationProgress computes it: round(100 ×
+// components Succeeded / components), 100 once the phase Succeeded.
+export function componentProgress(status) {
+  if (status?.status?.state === 'Succeeded') return 100;
+  const components = status?.components || [];
+  if (!components.length) return 0;
+  const ok = components.filter((c) => c.status?.state === 'Succeeded').length;
+  return Math.round((100 * ok) / components.length);
+}
+
+// componentProgressText is the text under embedded-cluster's bar: the
+// phase's description (its first line; the failure panel shows it
+// whole), or "Preparing installation..." before it has one.
+export function componentProgressText(status) {
+  const d = String(status?.status?.description || '').split('\n')[0];
+  return d || 'Preparing installation...';
+}
+
+// stepProgress is the app phase's percentage: round(100 × succeeded
+// steps / all steps) over the runs followed (each {stages}). The app
+// phase keeps it, not embedded-cluster's component count: its one run
+// often has a single stage (component), whose bar would sit at 0 until
+// the end; its steps move it as the run does. Components no run followed
+// yet count as one step each; without a run's stages yet it is
+// componentProgress. Succeeded is 100.
+export function stepProgress(status, runs) {
   if (status?.status?.state === 'Succeeded') return 100;
   const components = status?.components || [];
   let done = 0;
@@ -127,13 +191,29 @@ export function progress(status, runs) {
     total += c.total;
     stages += (r.stages || []).length;
   }
-  if (total === 0) {
-    if (!components.length) return 0;
-    const ok = components.filter((c) => c.status?.state === 'Succeeded').length;
-    return Math.round((100 * ok) / components.length);
-  }
+  if (total === 0) return componentProgress(status);
   total += Math.max(0, components.length - stages);
   return Math.round((100 * done) / total);
+}
+
+// supportBundleInfo reads the infrastructure status's supportBundle
+// ({name, createdAt, bytes, files, missing, error}) into what the phase
+// shows: the link's text ("Support bundle (N KB, created …)", created
+// written by formatTime), the file name, and the error's text; null
+// without one.
+export function supportBundleInfo(sb, formatTime = (t) => t) {
+  if (!sb || typeof sb !== 'object') return null;
+  const hasFile = Boolean(sb.name) && Number(sb.bytes) > 0;
+  const kb = Math.max(1, Math.round(Number(sb.bytes || 0) / 1024));
+  const parts = [`${kb} KB`];
+  if (sb.createdAt) parts.push(`created ${formatTime(sb.createdAt)}`);
+  return {
+    text: hasFile ? `Support bundle (${parts.join(', ')})` : '',
+    fileName: sb.name || 'support-bundle.tar.gz',
+    files: Number(sb.files) || 0,
+    missing: Array.isArray(sb.missing) ? sb.missing : [],
+    error: sb.error ? String(sb.error) : '',
+  };
 }
 
 // elapsedSeconds: from startedAt to finishedAt, or to now while it has
@@ -228,11 +308,32 @@ export function refText(ref) {
   return `${ref.kind || '?'} ${ns}${ref.name || ''}`.trim();
 }
 
-// preflightsBlocked tells whether the app preflights stop the wizard:
-// any failure, unless the server allows ignoring them and the operator
-// said so.
-export function preflightsBlocked(res, ignore) {
+// preflightsBlocked tells whether preflights stop the wizard: any
+// failure, unless the server allows ignoring them (the app's
+// allowIgnoreAppPreflights, the host's allowIgnoreHostPreflights: kind
+// 'host') and the operator said so.
+export function preflightsBlocked(res, ignore, kind = 'app') {
   const fails = res?.output?.fail || [];
   if (!fails.length) return false;
-  return !(res.allowIgnoreAppPreflights && ignore);
+  const allowed = kind === 'host' ? res.allowIgnoreHostPreflights : res.allowIgnoreAppPreflights;
+  return !(allowed && ignore);
+}
+
+// preflightsGate is what a preflights step offers for results (app or
+// host, kind as preflightsBlocked): running while they are not in; the
+// ignore box shown when failures may be ignored, the blocking notice
+// when they may not; ready when the upgrade may start (nothing failed
+// and they succeeded, or the failures are ignored where allowed).
+export function preflightsGate(res, ignore, kind = 'app') {
+  const state = res?.status?.state || 'Pending';
+  const running = state === 'Running' || state === 'Pending';
+  const fails = res?.output?.fail || [];
+  const allowed = Boolean(kind === 'host' ? res?.allowIgnoreHostPreflights : res?.allowIgnoreAppPreflights);
+  return {
+    running,
+    failed: fails.length,
+    showIgnore: fails.length > 0 && allowed,
+    blocking: fails.length > 0 && !allowed,
+    ready: !running && (fails.length ? !preflightsBlocked(res, ignore, kind) : state === 'Succeeded'),
+  };
 }

@@ -7,8 +7,9 @@
 import { h, text, badge, pre, time, announce, busy, errorBox, setError, disclosure } from './dom.js';
 import { get, post, run as runPath, session } from './api.js';
 import { follow } from './sse.js';
-import { progress, actionsFor, runFinished, runEvent, humanize, laterMessage } from './model.js';
+import { componentProgress, componentProgressText, stepProgress, actionsFor, runFinished, runEvent, humanize, laterMessage } from './model.js';
 import { stagesList } from './timeline.js';
+import { supportBundleView } from './supportbundle.js';
 
 const POLL_MS = 2000;
 
@@ -87,12 +88,14 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
   const logs = pre('', { class: 'logs', dataset: { testid: 'logs-text' } });
   const next = h('button', { type: 'button', class: 'primary', disabled: true, dataset: { testid: 'wizard-next' } }, 'Next');
   next.addEventListener('click', () => onNext?.());
+  const bundle = kind === 'infra' ? supportBundleView() : null;
 
   const el = h('div', { class: 'phase' },
     statusLine, bar, barText, liveLine, err, actionErr, waiting, failure,
     h('h3', {}, 'Components'), components,
     h('h3', {}, 'Timeline'), timeline,
     disclosure(`${kind}-logs`, 'Logs', logs),
+    bundle?.el,
     h('div', { class: 'wizard-nav' }, next));
   el.querySelector('details').dataset.testid = 'logs';
 
@@ -227,13 +230,19 @@ export function phaseView({ kind, statusPath, title, onNext, failureExtras }) {
     statusLine.replaceChildren(badge(state, { dataset: { testid: 'phase-state' } }), ' ', description,
       ...(status.nextWindow ? [h('span', { class: 'muted', dataset: { testid: 'next-window' } }, ' (in your time: ', time(status.nextWindow), ')')] : []));
 
-    const pct = progress(status, ordered());
+    // The infrastructure's bar is embedded-cluster's (components
+    // Succeeded over all, its description or "Preparing installation...");
+    // the app's counts steps (stepProgress says why).
+    const infra = kind === 'infra';
+    const pct = infra ? componentProgress(status) : stepProgress(status, ordered());
+    const barWords = infra ? componentProgressText(status) : description || humanize(state);
     fill.style.width = `${pct}%`;
     bar.classList.toggle('progress-failed', failed);
     bar.classList.toggle('progress-done', state === 'Succeeded');
     bar.setAttribute('aria-valuenow', String(pct));
-    bar.setAttribute('aria-valuetext', `${pct}%: ${description || humanize(state)}`);
-    text(barText, `${pct}%${failed ? ' (failed)' : ''}: ${description || humanize(state)}`);
+    bar.setAttribute('aria-valuetext', `${pct}%: ${barWords}`);
+    text(barText, `${pct}%${failed ? ' (failed)' : ''}: ${barWords}`);
+    bundle?.update(status.supportBundle);
 
     renderWaiting();
     renderFailure(failed);

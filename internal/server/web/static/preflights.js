@@ -6,7 +6,7 @@
 
 import { h, text, badge, announce, busy, errorBox, setError } from './dom.js';
 import { get, post, upgrade, session } from './api.js';
-import { preflightsBlocked, humanize } from './model.js';
+import { preflightsGate, humanize } from './model.js';
 
 const POLL_MS = 2000;
 
@@ -15,6 +15,21 @@ const GROUPS = [
   { key: 'warn', title: 'Warnings', icon: '!' },
   { key: 'pass', title: 'Passed', icon: '✓' },
 ];
+
+// preflightGroups shows preflight results (embedded-cluster's
+// PreflightsOutput: {pass, warn, fail}) by severity, failures first,
+// each with its title and message; the app's and the host's steps share
+// it. running: the results are not in yet.
+export function preflightGroups(out, running) {
+  return GROUPS.map((g) => {
+    const items = out?.[g.key] || [];
+    return h('section', { class: ['preflight-group', `preflight-${g.key}`], 'aria-labelledby': `preflight-${g.key}-heading`, dataset: { testid: `preflight-${g.key}` } },
+      h('h3', { id: `preflight-${g.key}-heading` }, h('span', { 'aria-hidden': 'true' }, `${g.icon} `), `${g.title} (${items.length})`),
+      items.length
+        ? h('ul', {}, items.map((it) => h('li', { dataset: { testid: 'preflight-item' } }, h('strong', {}, it.title || ''), it.message ? [': ', it.message] : '')))
+        : h('p', { class: 'muted' }, running ? '…' : 'None.'));
+  });
+}
 
 export function preflightsStep({ onStarted }) {
   const admin = session.isAdmin();
@@ -93,22 +108,15 @@ export function preflightsStep({ onStarted }) {
     }
     const out = res.output || {};
     const running = state === 'Running' || state === 'Pending';
-    groups.replaceChildren(...GROUPS.map((g) => {
-      const items = out[g.key] || [];
-      return h('section', { class: ['preflight-group', `preflight-${g.key}`], 'aria-labelledby': `preflight-${g.key}-heading`, dataset: { testid: `preflight-${g.key}` } },
-        h('h3', { id: `preflight-${g.key}-heading` }, h('span', { 'aria-hidden': 'true' }, `${g.icon} `), `${g.title} (${items.length})`),
-        items.length
-          ? h('ul', {}, items.map((it) => h('li', { dataset: { testid: 'preflight-item' } }, h('strong', {}, it.title || ''), it.message ? [': ', it.message] : '')))
-          : h('p', { class: 'muted' }, running ? '…' : 'None.'));
-    }));
-    const fails = out.fail || [];
-    ignoreField.hidden = !(fails.length && res.allowIgnoreAppPreflights);
-    blocking.hidden = !(fails.length && !res.allowIgnoreAppPreflights);
+    groups.replaceChildren(...preflightGroups(out, running));
+    const gate = preflightsGate(res, ignore.checked);
+    ignoreField.hidden = !gate.showIgnore;
+    blocking.hidden = !gate.blocking;
     if (ignoreField.hidden) ignore.checked = false;
-    const ready = !running && (fails.length ? !preflightsBlocked(res, ignore.checked) : state === 'Succeeded');
+    const { ready } = gate;
     next.disabled = !ready;
     rerun.disabled = running;
-    text(next, admin ? (fails.length && ready ? 'Start the app upgrade, ignoring the failures' : 'Start the app upgrade') : 'Next');
+    text(next, admin ? (gate.failed && ready ? 'Start the app upgrade, ignoring the failures' : 'Start the app upgrade') : 'Next');
   }
 
   schedule(0);

@@ -1,15 +1,21 @@
 // The upgrade wizard (embedded-cluster's, docs/api.md): Welcome →
-// Configuration → Infrastructure upgrade → App preflights → App upgrade →
-// Done. The server's state (GET /api/linux/upgrade/state) decides the
-// step shown on load, so a reload or a restarted server picks up where it
-// was; once an upgrade started there is no Back.
+// Configuration → [Airgap bundle] → [Host preflights → Infrastructure
+// upgrade] → App preflights → App upgrade → Done; phaseOrder (model.js)
+// says which steps show: the airgap one when the server is airgap, the
+// infrastructure's when the check found hops. The server's state (GET
+// /api/linux/upgrade/state) decides the step shown on load, so a reload
+// or a restarted server picks up where it was; once an upgrade started
+// there is no Back.
 
 import { h, text, announce, errorBox, setError, dl } from './dom.js';
 import { get, upgrade, session } from './api.js';
-import { STEPS, stepForState, humanize } from './model.js';
+import { STEPS, phaseOrder, flagsForState, landingStep, humanize } from './model.js';
 import { phaseView } from './phase.js';
 import { configurationStep } from './configure.js';
 import { preflightsStep } from './preflights.js';
+import { hostPreflightsStep } from './hostpreflights.js';
+import { airgapStep } from './airgap.js';
+import { startWithoutInfra, serverRequest } from './start.js';
 import { doneStep } from './done.js';
 
 export function renderWizard(main) {
@@ -17,6 +23,8 @@ export function renderWizard(main) {
   let current = '';
   let disposed = false;
   let lastState = null; // the server's state as last read
+  let flags = flagsForState(null); // phaseOrder's inputs
+  let carried = null; // the request the Configuration chose
   const admin = session.isAdmin();
 
   const stepper = h('ol', { class: 'stepper' });
@@ -28,9 +36,12 @@ export function renderWizard(main) {
     err,
     body);
 
+  const shown = () => phaseOrder(flags);
+
   function renderStepper() {
-    const at = STEPS.findIndex((s) => s.id === current);
-    stepper.replaceChildren(...STEPS.map((s, i) => {
+    const steps = shown();
+    const at = steps.findIndex((s) => s.id === current);
+    stepper.replaceChildren(...steps.map((s, i) => {
       const status = i < at ? 'done' : i === at ? 'current' : 'upcoming';
       return h('li', { class: `step-${status}`, 'aria-current': i === at ? 'step' : undefined, dataset: { testid: `stepper-${s.id}`, status } },
         h('span', { class: 'step-num', 'aria-hidden': 'true' }, status === 'done' ? '✓' : String(i + 1)),
@@ -53,20 +64,41 @@ export function renderWizard(main) {
   // user moved on must not take them back.
   let moves = 0;
 
-  function goTo(id, given, { focus = true } = {}) {
-    if (disposed) return;
-    moves++;
-    const state = given || lastState;
-    view?.dispose?.();
-    view = null;
-    current = id;
-    renderStepper();
-    const n = STEPS.findIndex((s) => s.id === id) + 1;
+  // stepView builds a step's view (kept in view, disposed when the
+  // wizard moves on) and returns its section.
+  function stepView(id, state) {
     let section;
     switch (id) {
       case 'configuration': {
-        view = configurationStep({ state, onBack: () => goTo('welcome', state), onStarted: () => goTo('infra') });
-        section = stepSection(id, 'Choose the version to reach, check what it changes, then start.', view.el);
+        view = configurationStep({
+          state, flags,
+          onBack: () => goTo('welcome', state),
+          onChecked: (res) => {
+            flags.requiresInfraUpgrade = res.requiresInfraUpgrade !== false;
+            renderStepper();
+          },
+          onNext: (req) => {
+            carried = req;
+            goTo(flags.isAirgap ? 'airgap' : 'host-preflights');
+          },
+          onStarted: () => goTo('app-preflights'),
+          onFollow: () => goTo('infra'),
+        });
+        section = stepSection(id, 'Choose the version to reach, check what it changes, then go on.', view.el);
+        break;
+      }
+      case 'airgap': {
+        view = airgapStep({ onNext: afterAirgap });
+        section = stepSection(id, 'The airgap bundle\'s images and artifacts are processed before the upgrade.', view.el);
+        break;
+      }
+      case 'host-preflights': {
+        const fresh = Boolean(carried);
+        view = hostPreflightsStep({
+          request: carried || serverRequest(state), run: fresh ? true : 'if-pending',
+          onBack: () => goTo('configuration', state), onStarted: () => goTo('infra'),
+        });
+        section = stepSection(id, 'Every node is checked before the platform changes: Ready, not under pressure, not cordoned.', view.el);
         break;
       }
       case 'infra': {
@@ -102,10 +134,36 @@ export function renderWizard(main) {
         break;
       }
     }
+    return section;
+  }
+
+  function goTo(id, given, { focus = true } = {}) {
+    if (disposed) return;
+    moves++;
+    const state = given || lastState;
+    view?.dispose?.();
+    view = null;
+    current = id;
+    renderStepper();
+    const section = stepView(id, state);
     body.replaceChildren(section);
-    document.title = `${STEPS[n - 1]?.title || 'Upgrade'} · Upshift`;
-    announce(`Step ${n} of ${STEPS.length}: ${STEPS[n - 1]?.title}`);
+    const steps = shown();
+    const n = steps.findIndex((s) => s.id === id) + 1;
+    const title = STEPS.find((s) => s.id === id)?.title || 'Upgrade';
+    document.title = `${title} · Upshift`;
+    announce(n ? `Step ${n} of ${steps.length}: ${title}` : title);
     if (focus) section.querySelector('h2')?.focus();
+  }
+
+  // afterAirgap: the host preflights, or, without a hop, the upgrade's
+  // start and the app's preflights.
+  async function afterAirgap() {
+    if (flags.requiresInfraUpgrade) {
+      goTo('host-preflights');
+      return;
+    }
+    await startWithoutInfra(carried || serverRequest(lastState));
+    goTo('app-preflights');
   }
 
   function welcome(state) {
@@ -131,7 +189,10 @@ export function renderWizard(main) {
     try {
       const state = await get(upgrade('state'));
       lastState = state;
-      if (moves === at) goTo(stepForState(state?.state), state, { focus: false });
+      if (moves === at) {
+        flags = flagsForState(state);
+        goTo(landingStep(state), state, { focus: false });
+      }
     } catch (e) {
       if (disposed) return;
       setError(err, e);
