@@ -46,6 +46,8 @@ type record struct {
 	AppPreflights *AppPreflights `json:"appPreflights,omitempty"`
 	// HostPreflights are the last host preflights' results.
 	HostPreflights *HostPreflights `json:"hostPreflights,omitempty"`
+	// Airgap is the last airgap processing's outcome.
+	Airgap *AirgapRecord `json:"airgap,omitempty"`
 	// RetryOf is the failed run the next drive of the phase gives a new
 	// attempt, and at which attempt it failed: the retry is done once,
 	// never again after a restart once the run moved past that attempt.
