@@ -40,7 +40,52 @@ func TestAirgapProcessing(t *testing.T) {
 		return []string{"--catalog", catalog, "--airgap-bundle", bundle, "--airgap-registry", reg.Addr + "/" + prefix, "--airgap-registry-ca-file", reg.CAFile}
 	}
 
-	s := e.serve(flags(broken.Pack(t, filepath.Join(dir, "broken.tar")), "broken")...)
+	processCorrupt(t, e.serve(flags(broken.Pack(t, filepath.Join(dir, "broken.tar")), "broken")...), doc, reg, victim)
+
+	// As if a server was killed while processing: the next drives it on.
+	setWizardState(t, e, "AirgapProcessing")
+	s := e.serve(flags(good.Pack(t, filepath.Join(dir, "good.tar.gz")), "mirror")...)
+	c := newECClient(t, s, doc)
+	c.token = s.login(adminPassword)
+	st := c.waitFor(airgapStatus, "the processing's end", func(st ecStatus) bool { return st.Status.State != "Running" })
+	if st.Status.State != "Succeeded" || !strings.Contains(s.log.String(), "driving on") {
+		t.Fatalf("processing on after a restart: %+v\nserver log:\n%s", st, s.log)
+	}
+	var ag struct{ Logs string }
+	c.call(http.StatusOK, "GET", airgapStatus, nil, &ag)
+	if !strings.Contains(ag.Logs, "[airgap] pushed embedded-cluster/coredns:1.12.0 (1/4)") {
+		t.Errorf("airgap logs: %q", ag.Logs)
+	}
+	for ref, want := range good.Digests {
+		if got := reg.Digest(t, "mirror/"+ref); got != want {
+			t.Errorf("%s in the registry: %q, want the bundle's %s", ref, got, want)
+		}
+	}
+	if st := wizardState(s, c.token); st.State != "AirgapProcessed" || !st.IsAirgap {
+		t.Errorf("the state once processed: %+v", st)
+	}
+	c.call(http.StatusOK, "POST", airgapProcess, nil, &st) // again: the pushes are idempotent
+	if st = c.waitFor(airgapStatus, "the processing's end", func(st ecStatus) bool { return st.Status.State != "Running" }); st.Status.State != "Succeeded" {
+		t.Fatalf("processing again: %+v\nserver log:\n%s", st, s.log)
+	}
+	c.call(http.StatusOK, "POST", hostPreRun, nil, nil)
+	c.call(http.StatusOK, "POST", infraUpgrade, map[string]bool{"ignoreHostPreflights": false}, &st)
+	if st.Status.State != "Running" {
+		t.Errorf("the start once processed: %+v", st)
+	}
+	for _, op := range []string{"GET " + airgapStatus, "POST " + airgapProcess} {
+		if !c.answered[op] {
+			t.Errorf("%s answered no validated success", op)
+		}
+	}
+}
+
+// processCorrupt: an airgap server refuses the infrastructure phase (409
+// naming airgap/process) before processing, a viewer may not process,
+// and a bundle whose blob victim is corrupt fails naming it, twice
+// (processing again is allowed), with nothing pushed.
+func processCorrupt(t *testing.T, s *server, doc *ecDocument, reg *airgaptest.Registry, victim string) {
+	t.Helper()
 	c := newECClient(t, s, doc)
 	c.token = s.login(adminPassword)
 	if st := wizardState(s, c.token); !st.IsAirgap || st.State != "New" {
@@ -72,43 +117,6 @@ func TestAirgapProcessing(t *testing.T) {
 	}
 	c.call(http.StatusConflict, "POST", infraUpgrade, map[string]bool{"ignoreHostPreflights": false}, nil)
 	s.kill()
-
-	// As if a server was killed while processing: the next drives it on.
-	setWizardState(t, e, "AirgapProcessing")
-	s = e.serve(flags(good.Pack(t, filepath.Join(dir, "good.tar.gz")), "mirror")...)
-	c = newECClient(t, s, doc)
-	c.token = s.login(adminPassword)
-	st = c.waitFor(airgapStatus, "the processing's end", func(st ecStatus) bool { return st.Status.State != "Running" })
-	if st.Status.State != "Succeeded" || !strings.Contains(s.log.String(), "driving on") {
-		t.Fatalf("processing on after a restart: %+v\nserver log:\n%s", st, s.log)
-	}
-	var ag struct{ Logs string }
-	c.call(http.StatusOK, "GET", airgapStatus, nil, &ag)
-	if !strings.Contains(ag.Logs, "[airgap] pushed embedded-cluster/coredns:1.12.0 (1/4)") {
-		t.Errorf("airgap logs: %q", ag.Logs)
-	}
-	for ref, want := range good.Digests {
-		if got := reg.Digest(t, "mirror/"+ref); got != want {
-			t.Errorf("%s in the registry: %q, want the bundle's %s", ref, got, want)
-		}
-	}
-	if st := wizardState(s, c.token); st.State != "AirgapProcessed" || !st.IsAirgap {
-		t.Errorf("the state once processed: %+v", st)
-	}
-	c.call(http.StatusOK, "POST", airgapProcess, nil, &st) // again: the pushes are idempotent
-	if st = c.waitFor(airgapStatus, "the processing's end", func(st ecStatus) bool { return st.Status.State != "Running" }); st.Status.State != "Succeeded" {
-		t.Fatalf("processing again: %+v\nserver log:\n%s", st, s.log)
-	}
-	c.call(http.StatusOK, "POST", hostPreRun, nil, nil)
-	c.call(http.StatusOK, "POST", infraUpgrade, map[string]bool{"ignoreHostPreflights": false}, &st)
-	if st.Status.State != "Running" {
-		t.Errorf("the start once processed: %+v", st)
-	}
-	for _, op := range []string{"GET " + airgapStatus, "POST " + airgapProcess} {
-		if !c.answered[op] {
-			t.Errorf("%s answered no validated success", op)
-		}
-	}
 }
 
 // corruptLayer overwrites a layer blob of the layout and returns its digest.
