@@ -96,15 +96,11 @@ func (b *Bundle) Pack(t testing.TB, file string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var w io.Writer = f
+	var w io.WriteCloser = nopCloser{f}
 	if strings.HasSuffix(file, ".gz") {
-		gz := gzip.NewWriter(f)
-		defer gz.Close()
-		w = gz
+		w = gzip.NewWriter(f)
 	}
 	tw := tar.NewWriter(w)
-	defer tw.Close()
 	var files []string
 	err = filepath.Walk(b.Dir, func(path string, info os.FileInfo, err error) error {
 		if err == nil && info.Mode().IsRegular() {
@@ -129,5 +125,14 @@ func (b *Bundle) Pack(t testing.TB, file string) string {
 			t.Fatal(err)
 		}
 	}
+	for _, c := range []io.Closer{tw, w, f} {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return file
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
