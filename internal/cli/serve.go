@@ -29,6 +29,8 @@ type serveFlags struct {
 	passwordFile, viewerFile, passSecret string
 	tokenTTL                             time.Duration
 	catalog, catalogCA, appPlan, target  string
+	airgapBundle, airgapRegistry         string
+	airgapRegistryCA                     string
 }
 
 func newServeCommand(kf *kubeFlags) *cobra.Command {
@@ -64,6 +66,9 @@ files or a Secret, never from a flag value.`,
 	fl.StringVar(&f.catalogCA, "catalog-ca-file", "", "a CA certificate (PEM) trusted for an https:// catalog")
 	fl.StringVar(&f.appPlan, "app-plan", "", "the app phase's UpgradePlan file (optional)")
 	fl.BoolVar(&f.allowIgnoreHostPreflights, "allow-ignore-host-preflights", false, "let an infrastructure upgrade start with ignoreHostPreflights: true past failed host preflights (embedded-cluster's allowIgnoreHostPreflights)")
+	fl.StringVar(&f.airgapBundle, "airgap-bundle", "", "an airgap bundle (an OCI image layout as .tar or .tar.gz, each manifest annotated org.opencontainers.image.ref.name): processed (POST .../airgap/process) before the infrastructure phase; with --airgap-registry")
+	fl.StringVar(&f.airgapRegistry, "airgap-registry", "", "the registry the airgap bundle is pushed to, over https: HOST[:PORT][/PREFIX]; with --airgap-bundle")
+	fl.StringVar(&f.airgapRegistryCA, "airgap-registry-ca-file", "", "a CA certificate (PEM) trusted for --airgap-registry")
 	fl.StringVar(&f.target, "target", "", "the version an upgrade reaches when its request names none, as embedded-cluster's client's (default: the catalog's newest release)")
 	return cmd
 }
@@ -103,6 +108,12 @@ func (f *serveFlags) validate() error {
 		if _, err := semver.NewVersion(f.target); err != nil {
 			return fmt.Errorf("--target %q is not a semantic version: write it as 1.2.3 or v1.2.3 (one of the catalog's releases)", f.target)
 		}
+	}
+	switch {
+	case f.airgapBundle != "" && f.airgapRegistry == "":
+		return errors.New("--airgap-bundle without --airgap-registry: name the registry the bundle is pushed to (--airgap-registry HOST[:PORT][/PREFIX])")
+	case f.airgapBundle == "" && (f.airgapRegistry != "" || f.airgapRegistryCA != ""):
+		return errors.New("--airgap-registry or --airgap-registry-ca-file without --airgap-bundle: give the bundle (--airgap-bundle FILE) and where it goes (--airgap-registry HOST[:PORT][/PREFIX]), or neither")
 	}
 	if f.passSecret != "" {
 		if ns, name, ok := strings.Cut(f.passSecret, "/"); !ok || ns == "" || name == "" {
@@ -145,6 +156,7 @@ func serve(cmd *cobra.Command, kf *kubeFlags, f *serveFlags) error {
 	srv, err := server.New(server.Config{
 		Rest: cfg, Session: kf.sessionOptions(), Catalog: f.catalog, CatalogNamespace: ns, CatalogCAFile: f.catalogCA,
 		AppPlan: f.appPlan, Target: f.target, AllowIgnoreHostPreflights: f.allowIgnoreHostPreflights, Passwords: passwords, Tokens: tokens, UI: webUI(),
+		AirgapBundle: f.airgapBundle, AirgapRegistry: f.airgapRegistry, AirgapRegistryCAFile: f.airgapRegistryCA,
 		Log: func(msg string) { fmt.Fprintf(errOut, "%s %s\n", time.Now().Format(time.RFC3339), msg) },
 	})
 	if err != nil {

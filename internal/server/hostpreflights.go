@@ -37,6 +37,9 @@ func (s *Server) handleHostPreflightsRun(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	if _, err := s.transition(r.Context(), wizard.HostPreflightsRunning, func(rec *record) error {
+		if err := s.airgapGate(rec); err != nil {
+			return err
+		}
 		rec.HostPreflights = &HostPreflights{Status: Status{State: StateRunning, Description: "Running host preflights", LastUpdated: time.Now().UTC()}}
 		return nil
 	}); err != nil {

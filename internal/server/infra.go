@@ -113,6 +113,10 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if err := s.airgapGate(rec); err != nil {
+		writeError(w, err)
+		return
+	}
 	if rec.State, err = s.hostGate(ctx, req, rec.State); err != nil {
 		writeError(w, err)
 		return
@@ -137,6 +141,9 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err = s.transition(ctx, wizard.InfrastructureUpgrading, func(rec *record) error {
+		if err := s.airgapGate(rec); err != nil {
+			return err
+		}
 		rec.RetryOf = nil
 		if againAfterFailure(rec) && rec.Request.TargetVersion == req.TargetVersion {
 			rec.RetryOf = s.failedRun(rec.Infra)
@@ -159,9 +166,10 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 
 // againAfterFailure says a start goes at the infrastructure upgrade that
 // failed last: from InfrastructureUpgradeFailed, or from the host
-// preflights run after it (embedded-cluster's client runs them first).
+// preflights or airgap processing run after it (embedded-cluster's
+// client runs them first).
 func againAfterFailure(rec *record) bool {
-	return rec.State == wizard.InfrastructureUpgradeFailed || (rec.State.HostPreflights() && rec.InfraStatus.State == StateFailed)
+	return rec.State == wizard.InfrastructureUpgradeFailed || ((rec.State.HostPreflights() || rec.State.Airgap()) && rec.InfraStatus.State == StateFailed)
 }
 
 func (s *Server) handleInfraStatus(w http.ResponseWriter, r *http.Request) {
@@ -209,14 +217,16 @@ func (s *Server) leaseFree(ctx context.Context) error {
 // infraProgress is the infrastructure phase as embedded-cluster's Infra.
 func (s *Server) infraProgress(rec *record) Progress {
 	overall, target := rec.InfraStatus, rec.Request.TargetVersion
-	switch rec.State {
-	case wizard.New:
+	switch {
+	case rec.State == wizard.New || overall.State == "":
+		// Not started yet (host preflights or airgap processing may have
+		// run): Pending, which embedded-cluster's UI starts from.
 		target = s.cfg.Target // "" until a start resolves the newest release
 		overall = Status{State: StatePending, Description: "Ready to upgrade", LastUpdated: rec.LastUpdated}
 		if target != "" {
 			overall.Description += " to " + target
 		}
-	case wizard.InfrastructureUpgrading:
+	case rec.State == wizard.InfrastructureUpgrading:
 		overall.State = StateRunning
 	}
 	if overall.LastUpdated.IsZero() {

@@ -72,6 +72,11 @@ func (s *Server) routes() []route {
 			response: Progress{}, handler: s.handleInfraStatus},
 		{method: "GET", path: infraBundlePath, access: act, summary: "The support bundle collected when the infrastructure upgrade ended (.tar.gz, redacted; infra/status lists it)",
 			response: []byte{}, handler: s.handleInfraBundle, contentType: "application/gzip"},
+		{method: "POST", path: "/api/linux/upgrade/airgap/process", access: act,
+			summary:  "Process the airgap bundle (--airgap-bundle): verify every blob, then push each image and chart to --airgap-registry, in the background; before the infrastructure phase",
+			response: Airgap{}, handler: s.handleAirgapProcess},
+		{method: "GET", path: "/api/linux/upgrade/airgap/status", access: read, summary: "The airgap processing's progress and logs",
+			response: Airgap{}, handler: s.handleAirgapStatus},
 		{method: "POST", path: "/api/linux/upgrade/host-preflights/run", access: act, summary: "Run the host preflights: every node Ready, none under pressure, none cordoned",
 			response: HostPreflights{}, handler: s.handleHostPreflightsRun},
 		{method: "GET", path: "/api/linux/upgrade/host-preflights/status", access: read, summary: "The host preflights' results by severity",
@@ -260,7 +265,7 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 		st.Catalog = s.cfg.Catalog
 	}
 	st.Catalog = redact.Text(st.Catalog)
-	st.AppPlan = s.appPlanName
+	st.AppPlan, st.IsAirgap = s.appPlanName, s.bundle != nil
 	for _, p := range rec.Infra {
 		st.InfraRuns = append(st.InfraRuns, p.Run)
 	}

@@ -44,6 +44,11 @@ type Config struct {
 	// reaches (embedded-cluster's client sends none); "" is the
 	// catalog's newest release.
 	Target string
+	// AirgapBundle is the airgap bundle's file (an OCI layout as .tar or
+	// .tar.gz) and AirgapRegistry where it is pushed (HOST[:PORT][/PREFIX]),
+	// both or neither; AirgapRegistryCAFile a CA trusted for it. With a
+	// bundle, the infrastructure phase waits for its processing.
+	AirgapBundle, AirgapRegistry, AirgapRegistryCAFile string
 	// Passwords log in (those in force when asked: a changed password
 	// refuses older tokens); Tokens sign and check the bearer tokens.
 	Passwords auth.Source
@@ -87,6 +92,8 @@ type Server struct {
 	// bundling: an infrastructure upgrade that ended collects its
 	// support bundle (its status says so).
 	bundling atomic.Bool
+	// bundle is the airgap bundle (nil: not an airgap server).
+	bundle *airgapBundle
 }
 
 // New connects to the cluster and watches its runs; Start begins
@@ -122,11 +129,15 @@ func New(cfg Config) (*Server, error) {
 		}
 		appPlanName = l.Plan.Name
 	}
+	bundle, err := newAirgapBundle(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ac, err := appsClient(cfg.Rest)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, deps: deps, apps: ac, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace, started: time.Now().UTC()},
+	s := &Server{cfg: cfg, deps: deps, apps: ac, bundle: bundle, state: &stateStore{cs: deps.Clientset, namespace: cfg.Session.Namespace, started: time.Now().UTC()},
 		failedLogins: newLoginLimits(), appPlanName: appPlanName}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.closeStreams = context.WithCancel(s.ctx)
@@ -217,6 +228,8 @@ func (s *Server) drive(rec *record) {
 			s.driveAppPreflights(rec)
 		case wizard.AppUpgrading:
 			s.driveApp(rec)
+		case wizard.AirgapProcessing:
+			s.driveAirgap()
 		}
 	})
 }

@@ -50,6 +50,8 @@ type record struct {
 	// SupportBundle is the one the last infrastructure upgrade collected
 	// when it ended.
 	SupportBundle *supportbundle.Saved `json:"supportBundle,omitempty"`
+	// Airgap is the last airgap processing's outcome.
+	Airgap *AirgapRecord `json:"airgap,omitempty"`
 	// RetryOf is the failed run the next drive of the phase gives a new
 	// attempt, and at which attempt it failed: the retry is done once,
 	// never again after a restart once the run moved past that attempt.

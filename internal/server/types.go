@@ -114,7 +114,10 @@ type WizardState struct {
 	RequiresInfraUpgrade bool         `json:"requiresInfraUpgrade"`
 	InfraRuns            []string     `json:"infraRuns"`
 	AppRun               string       `json:"appRun"`
-	LastUpdated          time.Time    `json:"lastUpdated"`
+	// IsAirgap says the server has an airgap bundle to process before
+	// the infrastructure phase (embedded-cluster's InitialState field).
+	IsAirgap    bool      `json:"isAirgap"`
+	LastUpdated time.Time `json:"lastUpdated"`
 }
 
 // PreflightResult is one result of the app preflights

@@ -4,14 +4,24 @@
 //
 // The states are embedded-cluster's v3 upgrade states (the real API's
 // names, not the seed's InfrastructureChecking), without its
-// configuration, airgap and host-preflight states, which Upshift's
-// catalog and preflight replace. Two differences, both because Upshift
+// configuration states, which Upshift's catalog and values replace. Two
+// differences, both because Upshift
 // rolls a failed hop back and verifies the restore: a failed
 // infrastructure upgrade is not final (it may be started again), and a
 // finished upgrade may be followed by a new one. And one because a
 // blocking problem would make the run refuse anyway: failed app
 // preflights are not bypassed (embedded-cluster's
 // AppPreflightsFailedBypassed), they are run again once fixed.
+//
+// Airgap processing (pushing the bundle's images to the cluster's
+// registry) comes before the infrastructure phase, as embedded-cluster's.
+// Where embedded-cluster makes AirgapProcessingFailed final, Upshift may
+// process again: the usual cause is a registry that was down or refused
+// a push, and pushes are idempotent. It may also process again once
+// processed (a registry wiped since), and start a new processing after a
+// failed infrastructure upgrade or a finished one. Whether the infrastructure
+// phase may start without it is the server's to say (it knows whether it
+// has a bundle), not the state machine's.
 package wizard
 
 import "fmt"
@@ -35,11 +45,15 @@ const (
 	AppUpgrading                 State = "AppUpgrading"
 	Succeeded                    State = "Succeeded"
 	AppUpgradeFailed             State = "AppUpgradeFailed"
+	AirgapProcessing             State = "AirgapProcessing"
+	AirgapProcessed              State = "AirgapProcessed"
+	AirgapProcessingFailed       State = "AirgapProcessingFailed"
 )
 
 // All lists every state, for validation and the API document.
 var All = []State{New, HostPreflightsRunning, HostPreflightsSucceeded, HostPreflightsFailed, HostPreflightsFailedBypassed, InfrastructureUpgrading, InfrastructureUpgraded, InfrastructureUpgradeFailed,
-	AppPreflightsRunning, AppPreflightsSucceeded, AppPreflightsFailed, AppUpgrading, Succeeded, AppUpgradeFailed}
+	AppPreflightsRunning, AppPreflightsSucceeded, AppPreflightsFailed, AppUpgrading, Succeeded, AppUpgradeFailed,
+	AirgapProcessing, AirgapProcessed, AirgapProcessingFailed}
 
 // transitions are the allowed moves. A state missing here has none. A
 // phase that ended may go back to failed: an operator rolled one of its
@@ -66,11 +80,24 @@ var transitions = map[State][]State{
 	HostPreflightsSucceeded:      {HostPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 	HostPreflightsFailed:         {HostPreflightsRunning, HostPreflightsFailedBypassed, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 	HostPreflightsFailedBypassed: {HostPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+
+	// Embedded-cluster's airgap processing, before the host preflights
+	// and the infrastructure upgrade (Upshift's infrastructure phase always
+	// runs, finding nothing to upgrade at worst, so not straight to the app
+	// preflights). A server without a bundle is not stuck at failed: it
+	// may start the infrastructure phase. A run of an earlier upgrade
+	// rolled back since sends both ends back to failed, as the others.
+	AirgapProcessing:       {AirgapProcessed, AirgapProcessingFailed},
+	AirgapProcessed:        {HostPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
+	AirgapProcessingFailed: {HostPreflightsRunning, InfrastructureUpgrading, InfrastructureUpgradeFailed},
 }
 
 func init() {
 	for _, from := range []State{New, InfrastructureUpgradeFailed, Succeeded} {
 		transitions[from] = append(transitions[from], HostPreflightsRunning)
+	}
+	for _, from := range []State{New, Succeeded, InfrastructureUpgradeFailed, AirgapProcessingFailed, AirgapProcessed} {
+		transitions[from] = append(transitions[from], AirgapProcessing)
 	}
 }
 
@@ -83,7 +110,12 @@ func (s State) HostPreflights() bool {
 // driven, so nothing else may start until it ends. A server that starts
 // in a driving state drives it on.
 func (s State) Driving() bool {
-	return s == InfrastructureUpgrading || s == AppPreflightsRunning || s == AppUpgrading
+	return s == InfrastructureUpgrading || s == AppPreflightsRunning || s == AppUpgrading || s == AirgapProcessing
+}
+
+// Airgap says s is one of the airgap processing's states.
+func (s State) Airgap() bool {
+	return s == AirgapProcessing || s == AirgapProcessed || s == AirgapProcessingFailed
 }
 
 // Valid says s is one of the states.
@@ -124,6 +156,8 @@ func describe(s State) string {
 		return "the app preflights are running"
 	case AppUpgrading:
 		return "the app upgrade is running"
+	case AirgapProcessing:
+		return "the airgap bundle is being processed"
 	}
 	return string(s)
 }
@@ -135,6 +169,10 @@ func next(s State) string {
 		return "start an infrastructure upgrade first (POST /api/linux/upgrade/infra/upgrade)"
 	case InfrastructureUpgradeFailed:
 		return "start the infrastructure upgrade again (POST /api/linux/upgrade/infra/upgrade)"
+	case AirgapProcessed:
+		return "start the infrastructure upgrade (POST /api/linux/upgrade/infra/upgrade) or run the host preflights (POST /api/linux/upgrade/host-preflights/run)"
+	case AirgapProcessingFailed:
+		return "fix what failed (its cause is in GET /api/linux/upgrade/airgap/status) and process the bundle again (POST /api/linux/upgrade/airgap/process)"
 	case HostPreflightsSucceeded, HostPreflightsFailedBypassed:
 		return "start the infrastructure upgrade (POST /api/linux/upgrade/infra/upgrade) or run the host preflights again"
 	case HostPreflightsFailed:

@@ -44,6 +44,25 @@ func TestCheck(t *testing.T) {
 		{HostPreflightsFailed, HostPreflightsFailedBypassed, true, ""},
 		{HostPreflightsFailedBypassed, InfrastructureUpgrading, true, ""},
 		{AppUpgrading, HostPreflightsRunning, false, "the app upgrade is running"},
+		// Embedded-cluster's airgap processing, from the states a new
+		// upgrade starts from, and again after it failed or succeeded.
+		{New, AirgapProcessing, true, ""},
+		{Succeeded, AirgapProcessing, true, ""},
+		{InfrastructureUpgradeFailed, AirgapProcessing, true, ""},
+		{AirgapProcessingFailed, AirgapProcessing, true, ""}, // final in embedded-cluster: here a registry that was down is tried again
+		{AirgapProcessed, AirgapProcessing, true, ""},
+		{AirgapProcessing, AirgapProcessed, true, ""},
+		{AirgapProcessing, AirgapProcessingFailed, true, ""},
+		{AirgapProcessing, AirgapProcessing, false, "the airgap bundle is being processed"},
+		{AirgapProcessing, InfrastructureUpgrading, false, "the airgap bundle is being processed"},
+		{AirgapProcessing, HostPreflightsRunning, false, "the airgap bundle is being processed"},
+		{AirgapProcessed, HostPreflightsRunning, true, ""},
+		{AirgapProcessed, InfrastructureUpgrading, true, ""},
+		{AirgapProcessed, AppPreflightsRunning, false, "start the infrastructure upgrade"},
+		{AirgapProcessingFailed, AppPreflightsRunning, false, "process the bundle again (POST /api/linux/upgrade/airgap/process)"},
+		{InfrastructureUpgraded, AirgapProcessing, false, "run the app preflights"},
+		{AppUpgrading, AirgapProcessing, false, "the app upgrade is running"},
+		{HostPreflightsSucceeded, AirgapProcessing, false, "start the infrastructure upgrade"},
 	} {
 		err := Check(tc.from, tc.to)
 		if tc.ok {
@@ -88,6 +107,19 @@ func TestEveryStateReachableAndNoneStuck(t *testing.T) {
 		}
 		if len(transitions[s]) == 0 {
 			t.Errorf("%s has no way out", s)
+		}
+	}
+}
+
+// A server killed while processing drives it again on start: the state
+// is driving; the others of the airgap processing are not.
+func TestAirgapStates(t *testing.T) {
+	if !AirgapProcessing.Driving() || AirgapProcessed.Driving() || AirgapProcessingFailed.Driving() {
+		t.Error("only AirgapProcessing is driving")
+	}
+	for _, s := range All {
+		if s.Airgap() != strings.HasPrefix(string(s), "Airgap") {
+			t.Errorf("%s.Airgap() = %v", s, s.Airgap())
 		}
 	}
 }
