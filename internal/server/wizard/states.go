@@ -24,7 +24,10 @@
 // has a bundle), not the state machine's.
 package wizard
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // State is where the wizard is.
 type State string
@@ -93,8 +96,13 @@ var transitions = map[State][]State{
 }
 
 func init() {
-	for _, from := range []State{New, InfrastructureUpgradeFailed, Succeeded} {
-		transitions[from] = append(transitions[from], HostPreflightsRunning)
+	// The host preflights may run wherever an infrastructure upgrade may
+	// start, since a start runs them: also after an app phase ended or
+	// failed, not only from New, failed or Succeeded.
+	for from, to := range transitions {
+		if slices.Contains(to, InfrastructureUpgrading) && !slices.Contains(to, HostPreflightsRunning) {
+			transitions[from] = append(to, HostPreflightsRunning)
+		}
 	}
 	for _, from := range []State{New, Succeeded, InfrastructureUpgradeFailed, AirgapProcessingFailed, AirgapProcessed} {
 		transitions[from] = append(transitions[from], AirgapProcessing)

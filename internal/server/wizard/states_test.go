@@ -39,7 +39,7 @@ func TestCheck(t *testing.T) {
 		{HostPreflightsSucceeded, InfrastructureUpgrading, true, ""},
 		{HostPreflightsFailed, InfrastructureUpgrading, true, ""}, // the start checks again: 400 unless they pass or are bypassed
 		{HostPreflightsRunning, HostPreflightsRunning, true, ""},  // a server stopped between run's two saves is not stuck
-		{InfrastructureUpgraded, HostPreflightsRunning, false, "run the app preflights"},
+		{InfrastructureUpgraded, HostPreflightsRunning, true, ""}, // a new start may follow, so may its host preflights
 		{HostPreflightsSucceeded, InfrastructureUpgradeFailed, true, ""},
 		{HostPreflightsFailed, HostPreflightsFailedBypassed, true, ""},
 		{HostPreflightsFailedBypassed, InfrastructureUpgrading, true, ""},
@@ -121,5 +121,23 @@ func TestAirgapStates(t *testing.T) {
 		if s.Airgap() != strings.HasPrefix(string(s), "Airgap") {
 			t.Errorf("%s.Airgap() = %v", s, s.Airgap())
 		}
+	}
+}
+
+// Wherever an infrastructure upgrade may start, the host preflights may
+// run first (a start runs them): after an app phase too.
+func TestHostPreflightsWhereverAnUpgradeStarts(t *testing.T) {
+	for _, s := range All {
+		if Check(s, InfrastructureUpgrading) == nil && Check(s, HostPreflightsRunning) != nil {
+			t.Errorf("%s may start an infrastructure upgrade but not run the host preflights", s)
+		}
+	}
+	for _, s := range []State{AppPreflightsFailed, AppUpgradeFailed, InfrastructureUpgraded} {
+		if err := Check(s, HostPreflightsRunning); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if Check(InfrastructureUpgrading, HostPreflightsRunning) == nil || Check(AppUpgrading, HostPreflightsRunning) == nil {
+		t.Error("the host preflights may run while a phase is driving")
 	}
 }
