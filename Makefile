@@ -79,8 +79,9 @@ proto:
 controller-gen:
 	@$(CONTROLLER_GEN) --version
 
+# PROFILE=embedded-cluster CRDS=FILE for embedded-cluster's (README).
 demo: build
-	$(BIN) demo $(if $(UI),--ui)
+	$(BIN) demo $(if $(UI),--ui) $(if $(PROFILE),--profile $(PROFILE)) $(if $(CRDS),--crds $(CRDS))
 
 # the demo in the web UI: `upshift demo --ui` (same as make demo UI=1).
 demo-ui: build

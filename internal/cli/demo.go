@@ -30,6 +30,7 @@ var demoSteps = []struct {
 func newDemoCommand() *cobra.Command {
 	o := localcluster.Options{Name: "demo", Detached: true}
 	var reuse, ui bool
+	var profile, crdsFile string
 	listen := "127.0.0.1:8443"
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -60,11 +61,28 @@ The cluster stays up; the last lines say how to stop it.
 With --ui, install 1.0.0 and serve the web UI and the API instead (upshift
 serve with the demo's catalog and app): the URL, where the password is and
 a login token are printed; the wizard takes the platform to 1.1.0 (an
-approval on the way) or to the broken 2.0.0 (a failure, rolled back).`,
+approval on the way) or to the broken 2.0.0 (a failure, rolled back).
+
+With --profile embedded-cluster, the demo is embedded-cluster's
+infrastructure upgrade (examples/embedded-cluster), on a cluster named
+demo-ec: 2.16.0 installed, 2.17.0 reached stage by stage in
+embedded-cluster's component order (artifacts copied by a Job per node,
+k0s's ClusterConfig, the add-ons, an extension dropped, the Installation
+record), then 2.17.1, whose admin console fails, rolled back; with --ui the
+wizard does it. It needs k0s's and embedded-cluster's CRDs (--crds FILE),
+which Upshift does not ship. The nodes are kwok's, where k0s cannot run:
+they report 2.17.0's k0s from the start, so the autopilot step finds
+nothing to move.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Progress = cmd.ErrOrStderr()
 			out := cmd.OutOrStdout()
+			if profile == profileEC {
+				return runDemoEC(cmd, o, reuse, crdsFile, ui, listen)
+			}
+			if profile != "platform" {
+				return fmt.Errorf("--profile %q: use platform (the default) or %s", profile, profileEC)
+			}
 			kubeconfig, err := demoCluster(cmd, o, reuse)
 			if err != nil {
 				return err
@@ -97,6 +115,8 @@ approval on the way) or to the broken 2.0.0 (a failure, rolled back).`,
 	cmd.Flags().BoolVar(&reuse, "reuse", false, "reuse a running demo cluster and its saved runs instead of starting afresh")
 	cmd.Flags().BoolVar(&ui, "ui", false, "install the demo platform's 1.0.0 and serve the web UI (the upgrade wizard) and the API over it instead; prints the URL and a login token")
 	cmd.Flags().StringVar(&listen, "listen", listen, "with --ui: where to serve (host:port)")
+	cmd.Flags().StringVar(&profile, "profile", "platform", "the demo: platform (examples/demo) or embedded-cluster (examples/embedded-cluster, needs --crds)")
+	cmd.Flags().StringVar(&crdsFile, "crds", "", "with --profile embedded-cluster: a YAML file holding k0s's Plan and ClusterConfig CRDs and embedded-cluster's Installation CRD")
 	addBinFlags(cmd, &o.BinDir, &o.NoBuild)
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/upshift-dev/upshift/internal/localcluster/testenv"
+	"github.com/upshift-dev/upshift/internal/source"
 	"github.com/upshift-dev/upshift/internal/steps/autopilot"
 	"github.com/upshift-dev/upshift/internal/steps/clusterconfig"
 	"github.com/upshift-dev/upshift/internal/steps/installation"
@@ -53,12 +55,15 @@ func newECWorld(t *testing.T) *ecWorld {
 		t.Fatal(err)
 	}
 	w := &ecWorld{env: e, dyn: dyn}
-	cc := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "k0s.k0sproject.io/v1beta1", "kind": "ClusterConfig", "metadata": map[string]any{"name": "k0s", "namespace": "kube-system"},
-		"spec": map[string]any{"images": map[string]any{"pause": map[string]any{"image": "registry.k8s.io/pause", "version": "3.9"},
-			"coredns": map[string]any{"image": "quay.io/k0sproject/coredns", "version": "1.11.3"}}},
-	}}
-	if _, err := dyn.Resource(clusterconfig.GVR).Namespace("kube-system").Create(e.ctx, cc, metav1.CreateOptions{}); err != nil {
+	data, err := os.ReadFile(filepath.Join(repoRoot(), "examples", "embedded-cluster", "install", "k0s-clusterconfig.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := source.Decode(data)
+	if err != nil || len(cc) != 1 {
+		t.Fatalf("k0s-clusterconfig.yaml: %d objects, %v", len(cc), err)
+	}
+	if _, err := dyn.Resource(clusterconfig.GVR).Namespace("kube-system").Create(e.ctx, cc[0], metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	nodes, err := e.cs.CoreV1().Nodes().List(e.ctx, metav1.ListOptions{})
