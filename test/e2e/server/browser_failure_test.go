@@ -16,8 +16,9 @@ import (
 // tail, in a <pre>) and the commands that apply: Roll back and Retry.
 // Roll back puts the platform back (the run RolledBack, Retry offered);
 // Retry starts the hop again (attempt 2), which fails the same way. The
-// runs page and the run's detail show it, where Retry runs the failed
-// step again.
+// failed phase shows its support bundle: an admin downloads it, a viewer
+// sees it without a link (checkSupportBundle). The runs page and the
+// run's detail show it, where Retry runs the failed step again.
 func TestBrowserFailureAndRollback(t *testing.T) {
 	t.Parallel()
 	browsertest.Require(t)
@@ -43,6 +44,7 @@ func TestBrowserFailureAndRollback(t *testing.T) {
 	u.until("the failed run in the timeline", `document.querySelector(`+q(runBadge)+`)?.dataset.state === 'Failed'`)
 	actions := testID("failure-actions") + " button"
 	checkFailurePanel(t, u, ns, actions)
+	checkSupportBundle(t, e, s, u, run)
 
 	// Roll back: the run is RolledBack, the platform at 1.0.0 again, and
 	// Retry is what applies now.

@@ -59,8 +59,8 @@ var TestIDs = []string{
 	"target-version", "catalog", "allow-downgrade", "values", "value-add", "value-key", "value-value", "value-remove",
 	"check", "check-result", "check-versions", "no-infra-upgrade", "hops", "hop", "configuration-error",
 	"configuration-next", "start-help", "follow-running",
-	// Airgap bundle.
-	"airgap-status", "airgap-state", "airgap-error", "airgap-logs",
+	// Airgap bundle: airgap-retry processes it again after a failure.
+	"airgap-status", "airgap-state", "airgap-error", "airgap-logs", "airgap-retry", "airgap-help",
 	// Host preflights (their results in PreflightGroup); start-upgrade
 	// starts the infrastructure upgrade.
 	"host-preflights-status", "host-preflights-state", "host-preflights-error", "host-preflights-request", "host-preflights-skipped",
