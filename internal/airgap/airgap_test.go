@@ -150,7 +150,7 @@ func TestOpenRefuses(t *testing.T) {
 			}
 			tw.Close()
 			f.Close()
-			if _, err := airgap.Open(file, t.TempDir()); err == nil || !strings.Contains(err.Error(), tc.says) {
+			if _, err := airgap.Open(context.Background(), file, t.TempDir()); err == nil || !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("open: %v, want it to say %q", err, tc.says)
 			}
 		})
@@ -173,7 +173,7 @@ func TestParseRegistry(t *testing.T) {
 
 func open(t *testing.T, file string) *airgap.Bundle {
 	t.Helper()
-	b, err := airgap.Open(file, t.TempDir())
+	b, err := airgap.Open(context.Background(), file, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,19 @@ import (
 	"archive/tar"
 	"bufio"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"golang.org/x/sys/unix"
 )
 
 // RefNameAnnotation names the repository:tag a manifest is pushed to.
@@ -42,15 +45,18 @@ type Manifest struct {
 }
 
 // Open unpacks the bundle file (.tar or .tar.gz) into a directory under
-// tmp ("" is the system's) and reads its index. Nothing is verified yet:
-// see Verify.
-func Open(file, tmp string) (*Bundle, error) {
+// tmp ("" is the system's) and reads its index. Only the layout's files
+// are unpacked (oci-layout, index.json, blobs/sha256/…), each only when
+// the file system has room for it. Nothing is verified yet: see Verify.
+// A process killed while it unpacks leaves the directory
+// (upshift-airgap-*) behind.
+func Open(ctx context.Context, file, tmp string) (*Bundle, error) {
 	dir, err := os.MkdirTemp(tmp, "upshift-airgap-*")
 	if err != nil {
 		return nil, fmt.Errorf("unpack the airgap bundle: %w", err)
 	}
 	b := &Bundle{dir: dir, layout: layout.Path(dir)}
-	if err := unpack(file, dir); err != nil {
+	if err := unpack(ctx, file, dir); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -115,7 +121,7 @@ func checkRef(ref string) error {
 
 // unpack extracts the archive's directories and regular files into dir,
 // refusing any other kind of entry and any name that would leave dir.
-func unpack(file, dir string) error {
+func unpack(ctx context.Context, file, dir string) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return fmt.Errorf("open the airgap bundle: %w", err)
@@ -133,6 +139,9 @@ func unpack(file, dir string) error {
 	}
 	tr := tar.NewReader(r)
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -157,8 +166,14 @@ func extract(tr *tar.Reader, h *tar.Header, dir string) error {
 	path := filepath.Join(dir, rel)
 	switch h.Typeflag {
 	case tar.TypeDir:
-		return os.MkdirAll(path, 0o700)
+		return nil // made for the files in it
 	case tar.TypeReg:
+		if !layoutFile(filepath.ToSlash(rel)) {
+			return nil // not the layout's: not unpacked
+		}
+		if err := roomFor(dir, h.Size); err != nil {
+			return fmt.Errorf("entry %q: %w", h.Name, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
@@ -185,4 +200,29 @@ func typeName(t byte) string {
 		return "hard link"
 	}
 	return fmt.Sprintf("tar entry of type %q", t)
+}
+
+// blobName is a blob's path in a layout.
+var blobName = regexp.MustCompile(`^blobs/sha256/[0-9a-f]{64}$`)
+
+// layoutFile says rel (slash-separated) is one of an OCI layout's files.
+func layoutFile(rel string) bool {
+	return rel == "oci-layout" || rel == "index.json" || blobName.MatchString(rel)
+}
+
+// spare is the room left free on the file system that unpacks a bundle.
+const spare = 64 << 20
+
+// roomFor refuses a file of size bytes the file system under dir cannot
+// hold with spare bytes left.
+func roomFor(dir string, size int64) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return nil // cannot tell: the write says so if it fails
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if size > free-spare {
+		return fmt.Errorf("%d bytes do not fit in the %d bytes free under %s: free space there, or set TMPDIR to a larger file system", size, free, dir)
+	}
+	return nil
 }

@@ -73,14 +73,19 @@ func Options(ctx context.Context, r Registry, caFile string) ([]remote.Option, e
 }
 
 // httpsOnly sends the registry's requests over https whatever scheme
-// go-containerregistry chose.
+// go-containerregistry chose, and refuses plain http to any other host (a
+// token service a registry's 401 names over http would get the
+// credentials in clear).
 type httpsOnly struct {
 	host string
 	next http.RoundTripper
 }
 
 func (t httpsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Scheme == "http" && req.URL.Host == t.host {
+	if req.URL.Scheme == "http" {
+		if req.URL.Host != t.host {
+			return nil, fmt.Errorf("refused plain http to %s: the registry's token service must be https", req.URL.Host)
+		}
 		req = req.Clone(req.Context())
 		req.URL.Scheme = "https"
 	}

@@ -83,6 +83,9 @@ nothing to move.`,
 			if profile != "platform" {
 				return fmt.Errorf("--profile %q: use platform (the default) or %s", profile, profileEC)
 			}
+			if crdsFile != "" {
+				return fmt.Errorf("--crds is for --profile %s: the platform demo installs its own CRDs", profileEC)
+			}
 			kubeconfig, err := demoCluster(cmd, o, reuse)
 			if err != nil {
 				return err

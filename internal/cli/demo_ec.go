@@ -63,6 +63,9 @@ func readECCRDs(file string) ([]*apiextensionsv1.CustomResourceDefinition, error
 		// create with.
 		crd.ObjectMeta = metav1.ObjectMeta{Name: crd.Name, Labels: crd.Labels, Annotations: crd.Annotations}
 		crd.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+		// A conversion webhook of the exporting cluster has no Service
+		// here; the profile's CRDs serve one version each.
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
 		out = append(out, &crd)
 	}
 	for _, name := range ecprofile.CRDs {

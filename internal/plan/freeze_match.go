@@ -90,6 +90,10 @@ func StepWrites(s v1alpha1.Step) []Write {
 			out = append(out, Write{Resource: "namespaces", Namespace: s.Helm.Namespace, Operation: "CREATE"})
 		}
 		return out
+	case s.HelmUninstall != nil:
+		// The uninstall updates its records; its rollback creates one.
+		records := Write{Resource: "secrets", Namespace: s.HelmUninstall.Namespace}
+		return []Write{withOp(records, "CREATE"), withOp(records, "UPDATE")}
 	}
 	return nil
 }

@@ -72,13 +72,15 @@ func (pf *preflight) helm(ctx context.Context, p *field.Path, stage, i int, h *v
 }
 
 // helmUninstall checks a helmUninstall step: the credentials may keep
-// the release's records (its Secrets, marked uninstalled) and delete
-// every object of its latest revision. A release not installed needs
-// nothing.
+// the release's records (its Secrets, marked uninstalled; a rollback
+// writes a new one) and do to every object of its latest revision what
+// the uninstall and its rollback do (read, wait, delete, create again),
+// as a helm step's. The release's own refusals (a pending or failed
+// revision, CRDs it would delete) come from the step's Targets.
 func (pf *preflight) helmUninstall(ctx context.Context, p *field.Path, stage, i int, u *v1alpha1.HelmUninstallStep) {
 	what := fmt.Sprintf("%s (release %s/%s)", p, u.Namespace, u.Release)
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	for _, verb := range []string{"get", "list", "update"} {
+	for _, verb := range []string{"get", "list", "create", "update"} {
 		pf.need(verb, secrets, u.Namespace, what+": the release's records")
 	}
 	ex, err := pf.d.Executor(stage, i)
@@ -91,12 +93,14 @@ func (pf *preflight) helmUninstall(ctx context.Context, p *field.Path, stage, i 
 		return // the reads above name what is missing
 	}
 	if err != nil {
-		pf.errs = append(pf.errs, field.Invalid(p.Child("release"), u.Release, "cannot read the release: "+err.Error()))
+		pf.errs = append(pf.errs, field.Invalid(p.Child("release"), u.Release, err.Error()))
 		return
 	}
 	for _, r := range refs {
 		if gvr, _, ok := pf.resource(ctx, p.Child("release"), r.GroupVersionKind()); ok {
-			pf.need("delete", gvr, r.Namespace, fmt.Sprintf("%s (%s)", what, r))
+			for _, verb := range []string{"get", "list", "watch", "create", "patch", "update", "delete"} {
+				pf.need(verb, gvr, r.Namespace, fmt.Sprintf("%s (%s)", what, r))
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/internal/step"
@@ -48,8 +49,15 @@ func (pf *preflight) rendered(ctx context.Context, p *field.Path, stage, i int) 
 // accessor checks each right a step says it needs, on a kind the cluster
 // serves.
 func (pf *preflight) accessor(ctx context.Context, p *field.Path, needs []step.Access) {
+	served := map[schema.GroupVersionKind]bool{}
 	for _, a := range needs {
-		gvr, _, ok := pf.resource(ctx, p, a.Kind)
+		ok, asked := served[a.Kind]
+		var gvr schema.GroupVersionResource
+		if !asked || ok {
+			// A kind not served is reported once, not once per right.
+			gvr, _, ok = pf.resource(ctx, p, a.Kind)
+			served[a.Kind] = ok
+		}
 		if !ok {
 			continue
 		}

@@ -194,7 +194,7 @@ func (s *Server) runAirgap() (wizard.State, Status, error) {
 		return failed(errNoBundle)
 	}
 	a.log("[airgap] unpacking "+a.file, "Unpacking the airgap bundle")
-	b, err := airgap.Open(a.file, "")
+	b, err := airgap.Open(s.ctx, a.file, "")
 	if err != nil {
 		return failed(err)
 	}

@@ -13,8 +13,10 @@ import (
 )
 
 // bundleTimeout bounds the collection at the end of an infrastructure
-// upgrade: the phase's end waits for it.
-const bundleTimeout = 2 * time.Minute
+// upgrade: the phase's end waits for it. A server that stops meanwhile
+// stops collecting (its Error says so) and records the end, so the next
+// one does not drive the phase again.
+const bundleTimeout = 90 * time.Second
 
 // infraBundlePath is where the infrastructure upgrade's bundle is
 // downloaded.
@@ -56,7 +58,7 @@ func bundleOf(s *supportbundle.Saved) *SupportBundle {
 func (s *Server) infraBundle(rec *record) *supportbundle.Saved {
 	s.bundling.Store(true)
 	defer s.bundling.Store(false)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), bundleTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, bundleTimeout)
 	defer cancel()
 	var runs []*v1alpha1.UpgradeRun
 	var namespaces []string
@@ -73,6 +75,9 @@ func (s *Server) infraBundle(rec *record) *supportbundle.Saved {
 	}
 	saved := supportbundle.Save(ctx, s.deps.Clientset, s.cfg.Session.Namespace, "upshift-support-infra-"+rec.Request.TargetVersion,
 		supportbundle.Options{Runs: runs, RunsNamespace: s.cfg.Session.Namespace, Namespaces: namespaces})
+	if s.ctx.Err() != nil {
+		saved.Error = "the server stopped while collecting it: collect one with GET /api/runs/{name}/support-bundle or upshift support-bundle"
+	}
 	if saved.Error != "" {
 		s.cfg.Log("support bundle of the infrastructure upgrade: " + saved.Error)
 	}

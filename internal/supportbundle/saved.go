@@ -25,6 +25,8 @@ const (
 	// etcd (its Error says so, and how to collect one).
 	MaxSaved = 32 << 20
 	prefix   = "upshift-support-bundle"
+	// keepTimeout bounds writing a collected bundle, read back.
+	keepTimeout = 30 * time.Second
 )
 
 // Saved describes a bundle kept in the cluster. Ref is where it is; the
@@ -63,14 +65,21 @@ func Save(ctx context.Context, cs kubernetes.Interface, namespace, base string, 
 		out.Error = redact.Text("collect the bundle: " + err.Error())
 		return out
 	}
+	// Keeping it has a budget of its own: a collection that took its
+	// whole time must not leave nothing.
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
+	defer cancel()
 	store := chunks.New(cs, namespace, SecretType)
-	ref, err := store.Write(ctx, prefix, map[string]string{LabelBundle: id}, buf.Bytes())
+	ref, err := store.Write(kctx, prefix, map[string]string{LabelBundle: id}, buf.Bytes())
 	if err != nil {
 		out.Error = redact.Text("keep the bundle in the cluster: " + err.Error())
+		// The chunks written before the failure, and the earlier bundles
+		// the new status no longer lists, are nobody's now.
+		_ = store.DeleteAll(kctx, LabelBundle)
 		return out
 	}
 	out.Ref = &ref
-	if err := store.DeleteAll(ctx, LabelBundle+","+LabelBundle+"!="+id); err != nil {
+	if err := store.DeleteAll(kctx, LabelBundle+","+LabelBundle+"!="+id); err != nil {
 		out.Missing = append(out.Missing, redact.Text("delete earlier bundles: "+err.Error()))
 	}
 	return out

@@ -24,10 +24,7 @@
 // has a bundle), not the state machine's.
 package wizard
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // State is where the wizard is.
 type State string
@@ -96,15 +93,19 @@ var transitions = map[State][]State{
 }
 
 func init() {
-	// The host preflights may run wherever an infrastructure upgrade may
-	// start, since a start runs them: also after an app phase ended or
-	// failed, not only from New, failed or Succeeded.
-	for from, to := range transitions {
-		if slices.Contains(to, InfrastructureUpgrading) && !slices.Contains(to, HostPreflightsRunning) {
-			transitions[from] = append(to, HostPreflightsRunning)
-		}
+	// A new upgrade starts from New, Succeeded or a failed infrastructure
+	// upgrade: there the host preflights may run. Not after the
+	// infrastructure upgraded, while the app phase is under way or failed:
+	// the host preflights' states lead only to an infrastructure upgrade,
+	// so running them there would drop the app phase.
+	for _, from := range []State{New, InfrastructureUpgradeFailed, Succeeded} {
+		transitions[from] = append(transitions[from], HostPreflightsRunning)
 	}
-	for _, from := range []State{New, Succeeded, InfrastructureUpgradeFailed, AirgapProcessingFailed, AirgapProcessed} {
+	// The bundle may be processed again from wherever a new upgrade
+	// starts or waits for its start: a server restarted with another
+	// bundle after the host preflights ran is not stuck.
+	for _, from := range []State{New, Succeeded, InfrastructureUpgradeFailed, AirgapProcessingFailed, AirgapProcessed,
+		HostPreflightsRunning, HostPreflightsSucceeded, HostPreflightsFailed, HostPreflightsFailedBypassed} {
 		transitions[from] = append(transitions[from], AirgapProcessing)
 	}
 }
@@ -181,6 +182,8 @@ func next(s State) string {
 		return "start the infrastructure upgrade (POST /api/linux/upgrade/infra/upgrade) or run the host preflights (POST /api/linux/upgrade/host-preflights/run)"
 	case AirgapProcessingFailed:
 		return "fix what failed (its cause is in GET /api/linux/upgrade/airgap/status) and process the bundle again (POST /api/linux/upgrade/airgap/process)"
+	case HostPreflightsRunning:
+		return "run the host preflights again (POST /api/linux/upgrade/host-preflights/run): a server stopped while they ran left them here"
 	case HostPreflightsSucceeded, HostPreflightsFailedBypassed:
 		return "start the infrastructure upgrade (POST /api/linux/upgrade/infra/upgrade) or run the host preflights again"
 	case HostPreflightsFailed:

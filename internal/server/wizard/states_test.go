@@ -39,7 +39,7 @@ func TestCheck(t *testing.T) {
 		{HostPreflightsSucceeded, InfrastructureUpgrading, true, ""},
 		{HostPreflightsFailed, InfrastructureUpgrading, true, ""}, // the start checks again: 400 unless they pass or are bypassed
 		{HostPreflightsRunning, HostPreflightsRunning, true, ""},  // a server stopped between run's two saves is not stuck
-		{InfrastructureUpgraded, HostPreflightsRunning, true, ""}, // a new start may follow, so may its host preflights
+		{InfrastructureUpgraded, HostPreflightsRunning, false, "run the app preflights"},
 		{HostPreflightsSucceeded, InfrastructureUpgradeFailed, true, ""},
 		{HostPreflightsFailed, HostPreflightsFailedBypassed, true, ""},
 		{HostPreflightsFailedBypassed, InfrastructureUpgrading, true, ""},
@@ -62,7 +62,7 @@ func TestCheck(t *testing.T) {
 		{AirgapProcessingFailed, AppPreflightsRunning, false, "process the bundle again (POST /api/linux/upgrade/airgap/process)"},
 		{InfrastructureUpgraded, AirgapProcessing, false, "run the app preflights"},
 		{AppUpgrading, AirgapProcessing, false, "the app upgrade is running"},
-		{HostPreflightsSucceeded, AirgapProcessing, false, "start the infrastructure upgrade"},
+		{HostPreflightsSucceeded, AirgapProcessing, true, ""}, // a server restarted with another bundle
 	} {
 		err := Check(tc.from, tc.to)
 		if tc.ok {
@@ -124,20 +124,18 @@ func TestAirgapStates(t *testing.T) {
 	}
 }
 
-// Wherever an infrastructure upgrade may start, the host preflights may
-// run first (a start runs them): after an app phase too.
-func TestHostPreflightsWhereverAnUpgradeStarts(t *testing.T) {
-	for _, s := range All {
-		if Check(s, InfrastructureUpgrading) == nil && Check(s, HostPreflightsRunning) != nil {
-			t.Errorf("%s may start an infrastructure upgrade but not run the host preflights", s)
+// The bundle may be processed again after the host preflights ran (a
+// server restarted with another bundle); the host preflights do not run
+// where they would drop the app phase.
+func TestAirgapAfterHostPreflightsAndNoPreflightsMidApp(t *testing.T) {
+	for _, s := range []State{HostPreflightsRunning, HostPreflightsSucceeded, HostPreflightsFailed, HostPreflightsFailedBypassed} {
+		if err := Check(s, AirgapProcessing); err != nil {
+			t.Errorf("%s → AirgapProcessing: %v", s, err)
 		}
 	}
-	for _, s := range []State{AppPreflightsFailed, AppUpgradeFailed, InfrastructureUpgraded} {
-		if err := Check(s, HostPreflightsRunning); err != nil {
-			t.Errorf("%s: %v", s, err)
+	for _, s := range []State{InfrastructureUpgraded, AppPreflightsSucceeded, AppPreflightsFailed, AppUpgradeFailed, InfrastructureUpgrading, AppUpgrading} {
+		if Check(s, HostPreflightsRunning) == nil {
+			t.Errorf("%s → HostPreflightsRunning allowed: it would drop the app phase", s)
 		}
-	}
-	if Check(InfrastructureUpgrading, HostPreflightsRunning) == nil || Check(AppUpgrading, HostPreflightsRunning) == nil {
-		t.Error("the host preflights may run while a phase is driving")
 	}
 }

@@ -43,9 +43,11 @@ func NewUninstall(spec v1alpha1.HelmUninstallStep, timeout time.Duration, c Clie
 }
 
 // installed is the release's latest revision and its objects; nil when
-// the release is not installed (never, or uninstalled already).
+// the release is not installed (never, or uninstalled already). A release
+// the step must not uninstall is an error saying why and what to do.
 func (u *Uninstaller) installed(ctx context.Context) (*helmx.Deployed, []*unstructured.Unstructured, error) {
-	l, err := u.Helm.Latest(ctx, u.spec.Release, u.spec.Namespace)
+	rel, ns := u.spec.Release, u.spec.Namespace
+	l, err := u.Helm.Latest(ctx, rel, ns)
 	switch {
 	case errors.Is(err, helmx.ErrReleaseNotFound):
 		return nil, nil, nil
@@ -53,10 +55,25 @@ func (u *Uninstaller) installed(ctx context.Context) (*helmx.Deployed, []*unstru
 		return nil, nil, err
 	case l.Status == helmx.StatusUninstalled:
 		return nil, nil, nil
+	case l.Status == helmx.StatusFailed || l.Status.IsPending():
+		// The stage's backup keeps the last deployed revision, not this
+		// one: the rollback would bring back other objects than were
+		// removed. A pending one is another client's operation in flight.
+		return nil, nil, fmt.Errorf("release %s/%s is %s at revision %d: bring it back to a deployed revision first (helm rollback %s -n %s), then run again",
+			ns, rel, l.Status, l.Revision, rel, ns)
 	}
-	objs, err := objectsOf(l.Manifest, u.spec.Namespace, u.Mapper)
+	objs, err := objectsOf(l.Manifest, ns, u.Mapper)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" && o.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
+			// Helm deletes a CRD of the chart's templates, and with it
+			// every object of its kind in the cluster, which no rollback
+			// brings back.
+			return nil, nil, fmt.Errorf("release %s/%s templates CRD %s: an uninstall would delete it and every object of its kind; annotate it helm.sh/resource-policy: keep, or move it to the chart's crds/ directory, before the release is dropped",
+				ns, rel, o.GetName())
+		}
 	}
 	return &l, objs, nil
 }

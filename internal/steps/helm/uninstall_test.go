@@ -2,8 +2,11 @@ package helm_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	helmchart "helm.sh/helm/v3/pkg/chart"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,5 +65,42 @@ func TestUninstallKeepsHistoryForTheRollback(t *testing.T) {
 	mustContain(t, "Revert", done.Message, "rolled back to revision 1")
 	if got := f.image(t); got != "example.com/addon:1.0" {
 		t.Errorf("image after the rollback = %s, want example.com/addon:1.0", got)
+	}
+}
+
+// A release whose chart templates a CRD is refused before anything is
+// uninstalled: the uninstall would delete every object of its kind.
+func TestUninstallRefusesATemplatedCRD(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ch := chart(t, "1.0.0")
+	ch.Templates = append(ch.Templates, &helmchart.File{Name: "templates/crd.yaml", Data: []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.` + f.NS + `.example.com}
+spec:
+  group: ` + f.NS + `.example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`)})
+	ex, err := helm.New(v1alpha1.HelmStep{Release: "addon", Namespace: f.NS}, ch, map[string]any{"tag": "1.0"}, time.Minute, f.clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ex.Run(ctx); err != nil || res.Status != step.Succeeded {
+		t.Fatalf("install: %+v, %v", res, err)
+	}
+	u, err := helm.NewUninstall(v1alpha1.HelmUninstallStep{Release: "addon", Namespace: f.NS}, time.Minute, f.clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Targets(ctx); err == nil || !strings.Contains(err.Error(), "templates CRD widgets."+f.NS+".example.com") {
+		t.Fatalf("Targets = %v, want the CRD named", err)
+	}
+	if res, err := u.Run(ctx); err == nil && res.Status == step.Succeeded {
+		t.Fatalf("Run uninstalled a release templating a CRD: %+v", res)
+	}
+	if got := f.image(t); got != "example.com/addon:1.0" {
+		t.Errorf("the release's Deployment after the refusal: %s", got)
 	}
 }
