@@ -6,10 +6,10 @@ package embeddedcluster
 
 import "embed"
 
-// FS holds catalog.yaml, install/ (with k0s's ClusterConfig as 2.16.0
-// has it), 2.17.0/, 2.17.1/ and charts/.
+// FS holds catalog.yaml, plan.yaml.tmpl (2.17.0's and 2.17.1's plan),
+// install/ (with k0s's ClusterConfig as 2.16.0 has it) and charts/.
 //
-//go:embed catalog.yaml install 2.17.0 2.17.1 all:charts
+//go:embed catalog.yaml plan.yaml.tmpl install all:charts
 var FS embed.FS
 
 // Versions of the catalog the demo names.
