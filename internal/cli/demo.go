@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -90,14 +91,11 @@ nothing to move.`,
 			if err != nil {
 				return err
 			}
-			dir, err := os.MkdirTemp("", "upshift-demo-")
+			dir, err := demoFiles(demoplatform.FS, "the demo platform")
 			if err != nil {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			if err := os.CopyFS(dir, demoplatform.FS); err != nil {
-				return fmt.Errorf("write the demo platform: %w", err)
-			}
 			if ui {
 				return demoUI(cmd, kubeconfig, dir, listen)
 			}
@@ -175,6 +173,20 @@ func runSubcommand(parent *cobra.Command, args ...string) int {
 	}
 	fmt.Fprintln(parent.ErrOrStderr(), "error:", err)
 	return exitCode(err)
+}
+
+// demoFiles writes a demo's embedded files into a new temporary
+// directory, which the caller removes.
+func demoFiles(files fs.FS, what string) (string, error) {
+	dir, err := os.MkdirTemp("", "upshift-demo-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.CopyFS(dir, files); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("write %s: %w", what, err)
+	}
+	return dir, nil
 }
 
 // demoCluster starts the demo cluster afresh, or reuses a running one.

@@ -196,14 +196,11 @@ func runDemoEC(cmd *cobra.Command, o localcluster.Options, reuse bool, crdsFile 
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "upshift-demo-ec-")
+	dir, err := demoFiles(ecprofile.FS, "the embedded-cluster profile")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := os.CopyFS(dir, ecprofile.FS); err != nil {
-		return fmt.Errorf("write the embedded-cluster profile: %w", err)
-	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "\n# what k0s and embedded-cluster install first: their CRDs (--crds), k0s's ClusterConfig, node-0 a controller;\n"+
 		"# the nodes are kwok's, where k0s cannot run: they report %s, so autopilot will find nothing to move\n", ecprofile.K0s)

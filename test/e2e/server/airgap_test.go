@@ -29,22 +29,13 @@ const (
 func TestAirgapProcessing(t *testing.T) {
 	t.Parallel()
 	doc := requireECDocument(t)
-	reg := airgaptest.StartRegistry(t)
-	e := newEnv(t)
-	_, catalog, _ := e.platform()
-	dir := t.TempDir()
-	broken := airgaptest.Layout(t, "embedded-cluster/coredns:1.12.0")
-	victim := corruptLayer(t, broken)
-	good := airgaptest.Layout(t, "embedded-cluster/coredns:1.12.0", "embedded-cluster/pause:3.10")
-	flags := func(bundle, prefix string) []string {
-		return []string{"--catalog", catalog, "--airgap-bundle", bundle, "--airgap-registry", reg.Addr + "/" + prefix, "--airgap-registry-ca-file", reg.CAFile}
-	}
-
-	processCorrupt(t, e.serve(flags(broken.Pack(t, filepath.Join(dir, "broken.tar")), "broken")...), doc, reg, victim)
+	f := newAirgapFixture(t)
+	e, reg, good := f.e, f.reg, f.good
+	processCorrupt(t, e.serve(f.brokenFlags()...), doc, reg, f.victim)
 
 	// As if a server was killed while processing: the next drives it on.
 	setWizardState(t, e, "AirgapProcessing")
-	s := e.serve(flags(good.Pack(t, filepath.Join(dir, "good.tar.gz")), "mirror")...)
+	s := e.serve(f.goodFlags()...)
 	c := newECClient(t, s, doc)
 	c.token = s.login(adminPassword)
 	st := c.waitFor(airgapStatus, "the processing's end", func(st ecStatus) bool { return st.Status.State != "Running" })
@@ -78,6 +69,39 @@ func TestAirgapProcessing(t *testing.T) {
 			t.Errorf("%s answered no validated success", op)
 		}
 	}
+}
+
+// airgapFixture is an airgap server's world: a TLS registry on
+// 127.0.0.1, the package's platform, and two bundles: broken (its blob
+// victim corrupt, pushed under broken/) and good (pushed under mirror/).
+type airgapFixture struct {
+	e            *env
+	reg          *airgaptest.Registry
+	catalog, dir string
+	broken, good *airgaptest.Bundle
+	victim       string
+}
+
+func newAirgapFixture(t *testing.T) *airgapFixture {
+	f := &airgapFixture{reg: airgaptest.StartRegistry(t), e: newEnv(t), dir: t.TempDir()}
+	_, f.catalog, _ = f.e.platform()
+	f.broken = airgaptest.Layout(t, "embedded-cluster/coredns:1.12.0")
+	f.victim = corruptLayer(t, f.broken)
+	f.good = airgaptest.Layout(t, "embedded-cluster/coredns:1.12.0", "embedded-cluster/pause:3.10")
+	return f
+}
+
+func (f *airgapFixture) flags(bundle, prefix string) []string {
+	return []string{"--catalog", f.catalog, "--airgap-bundle", bundle, "--airgap-registry", f.reg.Addr + "/" + prefix, "--airgap-registry-ca-file", f.reg.CAFile}
+}
+
+// brokenFlags and goodFlags serve the broken and the good bundle.
+func (f *airgapFixture) brokenFlags() []string {
+	return f.flags(f.broken.Pack(f.e.t, filepath.Join(f.dir, "broken.tar")), "broken")
+}
+
+func (f *airgapFixture) goodFlags() []string {
+	return f.flags(f.good.Pack(f.e.t, filepath.Join(f.dir, "good.tar.gz")), "mirror")
 }
 
 // processCorrupt: an airgap server refuses the infrastructure phase (409

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,23 +25,13 @@ var airgapSteps = []string{"stepper-welcome", "stepper-configuration", "stepper-
 func TestBrowserAirgap(t *testing.T) {
 	t.Parallel()
 	browsertest.Require(t)
-	reg := airgaptest.StartRegistry(t)
-	e := newEnv(t)
-	_, catalog, _ := e.platform()
-	dir := t.TempDir()
-	broken := airgaptest.Layout(t, "embedded-cluster/coredns:1.12.0")
-	victim := corruptLayer(t, broken)
-	good := airgaptest.Layout(t, "embedded-cluster/coredns:1.12.0", "embedded-cluster/pause:3.10")
-	flags := func(bundle, prefix string) []string {
-		return []string{"--catalog", catalog, "--airgap-bundle", bundle, "--airgap-registry", reg.Addr + "/" + prefix, "--airgap-registry-ca-file", reg.CAFile}
-	}
-
-	s := e.serve(flags(broken.Pack(t, filepath.Join(dir, "broken.tar")), "broken")...)
-	browserAirgapFailed(t, e, s, reg, victim)
+	f := newAirgapFixture(t)
+	s := f.e.serve(f.brokenFlags()...)
+	browserAirgapFailed(t, f.e, s, f.reg, f.victim)
 	s.kill()
 
-	s = e.serve(flags(good.Pack(t, filepath.Join(dir, "good.tar.gz")), "mirror")...)
-	browserAirgapProcessed(t, e, s, reg, good)
+	s = f.e.serve(f.goodFlags()...)
+	browserAirgapProcessed(t, f.e, s, f.reg, f.good)
 }
 
 // airgapWatchJS records, from now on, every state the step's badge shows
