@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/upshift-dev/upshift/internal/plan"
 	"github.com/upshift-dev/upshift/internal/versions"
@@ -245,5 +246,21 @@ spec:
 	}
 	if err := c.SetValues(map[string]string{"crdsUrl": "x"}); err == nil || !strings.Contains(err.Error(), `value "crdsUrl": catalog`) || !strings.Contains(err.Error(), "its values are crdsURL") {
 		t.Errorf("a typo: %v", err)
+	}
+}
+
+// spec.peers.expected names what it lacks and refuses a missing mode it
+// does not know.
+func TestExpectedPeersValidation(t *testing.T) {
+	errs := validateExpected(field.NewPath("spec", "peers", "expected"), &ExpectedPeers{APIVersion: "core.liqo.io/v1beta1", Kind: "ForeignCluster", SecretLabel: "bad label!", Missing: "Ignore"})
+	got := errs.ToAggregate().Error()
+	for _, want := range []string{"spec.peers.expected.idField: Required value: e.g. spec.clusterID", `spec.peers.expected.secretLabel: Invalid value: "bad label!"`,
+		`spec.peers.expected.missing: Unsupported value: "Ignore": supported values: "Block", "Warn"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %q lack %q", got, want)
+		}
+	}
+	if errs := validateExpected(field.NewPath("e"), &ExpectedPeers{APIVersion: "core.liqo.io/v1beta1", Kind: "ForeignCluster", IDField: "spec.clusterID", SecretLabel: "liqo.io/remote-cluster-id"}); len(errs) > 0 {
+		t.Errorf("a valid one: %v", errs)
 	}
 }

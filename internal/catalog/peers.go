@@ -24,16 +24,21 @@ type PeerProblem struct {
 }
 
 func (p PeerProblem) Error() string {
+	if p.Secret == "" {
+		return fmt.Sprintf("peer %s: %v", p.Peer, p.Err)
+	}
 	return fmt.Sprintf("peer %s (kubeconfig in Secret %s): %v", p.Peer, p.Secret, p.Err)
 }
 
 // ReadPeers reads every peer's version, as spec.peers says, through the
 // kubeconfigs in the cluster's Secrets. Peers are sorted by name; a peer
-// that cannot be read is a problem, not left out.
-func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) ([]versions.Peer, []PeerProblem, error) {
+// that cannot be read is a problem, not left out, and so is a peer the
+// cluster knows (spec.peers.expected) that has no Secret, unless the
+// catalog says to warn: then it is in unchecked.
+func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) (peers []versions.Peer, problems []PeerProblem, unchecked []string, err error) {
 	p := c.Spec.Peers
 	if p == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	key := p.KubeconfigSecrets.Key
 	if key == "" {
@@ -41,15 +46,13 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) ([]versions.Pe
 	}
 	list, err := cs.Clientset.CoreV1().Secrets(p.KubeconfigSecrets.Namespace).List(ctx, metav1.ListOptions{LabelSelector: p.KubeconfigSecrets.Selector})
 	if err != nil {
-		return nil, nil, fmt.Errorf("list the peers' kubeconfig Secrets in %s (spec.peers.kubeconfigSecrets): %w", p.KubeconfigSecrets.Namespace, err)
+		return nil, nil, nil, fmt.Errorf("list the peers' kubeconfig Secrets in %s (spec.peers.kubeconfigSecrets): %w", p.KubeconfigSecrets.Namespace, err)
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	detect := p.Detect
 	if len(detect) == 0 {
 		detect = c.Spec.Detect
 	}
-	var peers []versions.Peer
-	var problems []PeerProblem
 	for _, s := range list.Items {
 		data, ok := s.Data[key]
 		if !ok {
@@ -66,7 +69,21 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) ([]versions.Pe
 		}
 		peers = append(peers, versions.Peer{Name: name, Version: v})
 	}
-	return peers, problems, nil
+	if p.Expected == nil {
+		return peers, problems, nil, nil
+	}
+	missing, err := unreadPeers(ctx, cs, p.Expected, list.Items)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, id := range missing {
+		if p.Expected.Missing == MissingWarn {
+			unchecked = append(unchecked, id)
+			continue
+		}
+		problems = append(problems, noSecretProblem(p, id))
+	}
+	return peers, problems, unchecked, nil
 }
 
 // readPeer reads a peer's version through the kubeconfig of its Secret's

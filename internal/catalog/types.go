@@ -50,7 +50,35 @@ type Peers struct {
 	// Detect reads a peer's version; empty: spec.detect. For Liqo, the
 	// controller-manager's image tag (Liqo's API records no peer version).
 	Detect []VersionSource `json:"detect,omitempty"`
+	// Expected finds the peers the cluster itself knows (Liqo's
+	// ForeignClusters): each needs a kubeconfig Secret, or its skew
+	// cannot be checked. Without it, only the Secrets say who the peers
+	// are, and a peer nobody made a Secret for goes unchecked.
+	Expected *ExpectedPeers `json:"expected,omitempty"`
 }
+
+// ExpectedPeers are resources of the cluster upgraded, one per peer.
+type ExpectedPeers struct {
+	// APIVersion and Kind of the resources (core.liqo.io/v1beta1,
+	// ForeignCluster), listed across the cluster.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// IDField is the field holding a peer's ID, dotted (spec.clusterID).
+	IDField string `json:"idField"`
+	// SecretLabel, on a peer's kubeconfig Secret, holds the ID of the peer
+	// it reads (Liqo's liqo.io/remote-cluster-id).
+	SecretLabel string `json:"secretLabel"`
+	// Missing is what a peer without a kubeconfig Secret does: Block (the
+	// default: the upgrade is refused, naming it) or Warn (the upgrade
+	// goes on, naming it as not checked).
+	Missing string `json:"missing,omitempty"`
+}
+
+// What ExpectedPeers.Missing may say.
+const (
+	MissingBlock = "Block"
+	MissingWarn  = "Warn"
+)
 
 // KubeconfigSecrets selects the Secrets holding peer kubeconfigs.
 type KubeconfigSecrets struct {

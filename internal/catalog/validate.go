@@ -66,6 +66,9 @@ func Validate(c *ReleaseCatalog) field.ErrorList {
 		if len(p.Detect) == 0 && len(c.Spec.Detect) == 0 {
 			errs = append(errs, field.Required(path.Child("detect"), "say how a peer's version is read (or give the catalog a spec.detect, which peers then use)"))
 		}
+		if e := p.Expected; e != nil {
+			errs = append(errs, validateExpected(path.Child("expected"), e)...)
+		}
 	}
 	if m := c.Spec.Compatibility; m != nil {
 		cm := spec.Child("compatibility", "configMap")

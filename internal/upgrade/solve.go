@@ -39,6 +39,9 @@ type Solution struct {
 	Peers      []versions.Peer
 	// Unchecked says what could not be checked without a cluster.
 	Unchecked string
+	// UncheckedPeers are peers the cluster knows that have no kubeconfig
+	// Secret, where the catalog says to warn (spec.peers.expected.missing).
+	UncheckedPeers []string
 	Path      []versions.Release
 }
 
@@ -100,14 +103,14 @@ func Solve(ctx context.Context, cat *catalog.Catalog, cs *clients.Set, req Reque
 		if s.Kubernetes, err = versions.Kubernetes(info.GitVersion); err != nil {
 			return nil, err
 		}
-		peers, problems, err := cat.ReadPeers(ctx, cs)
+		peers, problems, unchecked, err := cat.ReadPeers(ctx, cs)
 		if err != nil {
 			return nil, err
 		}
 		if len(problems) > 0 {
 			return nil, &PeersError{Problems: problems}
 		}
-		s.Peers = peers
+		s.Peers, s.UncheckedPeers = peers, unchecked
 	} else if cat.Spec.Peers != nil || cat.Spec.Compatibility != nil {
 		s.Unchecked = "peers and the compatibility matrix not checked: no cluster"
 	}
@@ -179,7 +182,7 @@ func (s *Solution) Plan(ctx context.Context, i int) (*plan.Loaded, error) {
 // people.
 func (s *Solution) Describe() []string {
 	if s.From == nil {
-		return []string{fmt.Sprintf("catalog %s: install %s (nothing installed)", s.Catalog.Where, s.To)}
+		return append([]string{fmt.Sprintf("catalog %s: install %s (nothing installed)", s.Catalog.Where, s.To)}, s.peersWarning()...)
 	}
 	stops := make([]string, len(s.Path))
 	for i, r := range s.Path {
@@ -213,6 +216,7 @@ func (s *Solution) Describe() []string {
 	if s.Unchecked != "" {
 		lines = append(lines, "  "+s.Unchecked)
 	}
+	lines = append(lines, s.peersWarning()...)
 	if passed := s.Catalog.Passed(s.From, s.Path); len(passed) > 0 {
 		vs := make([]string, len(passed))
 		for i, v := range passed {
@@ -221,6 +225,14 @@ func (s *Solution) Describe() []string {
 		lines = append(lines, "  not stopped at: "+strings.Join(vs, ", ")+" (the path takes the fewest hops, each at its minor's latest patch)")
 	}
 	return lines
+}
+
+// peersWarning names the peers not checked, if any.
+func (s *Solution) peersWarning() []string {
+	if len(s.UncheckedPeers) == 0 {
+		return nil
+	}
+	return []string{"  warning: peers not checked, no kubeconfig Secret (spec.peers.expected.missing: Warn): " + strings.Join(s.UncheckedPeers, ", ")}
 }
 
 // DescribeFindings is what every version source said, in a line.
