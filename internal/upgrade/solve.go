@@ -42,7 +42,7 @@ type Solution struct {
 	// UncheckedPeers are peers the cluster knows that have no kubeconfig
 	// Secret, where the catalog says to warn (spec.peers.expected.missing).
 	UncheckedPeers []string
-	Path      []versions.Release
+	Path           []versions.Release
 }
 
 // Errors Solve returns for a driver to add its own way out to.
