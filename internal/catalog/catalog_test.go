@@ -264,3 +264,25 @@ func TestExpectedPeersValidation(t *testing.T) {
 		t.Errorf("a valid one: %v", errs)
 	}
 }
+
+// spec.valuesFrom names a declared value once, with a source and a field.
+func TestValuesFromValidation(t *testing.T) {
+	c := &ReleaseCatalog{Spec: Spec{Values: map[string]string{"ha": "false"}, ValuesFrom: []ValueSource{
+		{Value: "ha", Installation: &InstallationField{Field: "spec.highAvailability"}},
+		{Value: "ha", Installation: &InstallationField{}},
+		{Value: "airgap"},
+	}}}
+	got := validateValuesFrom(field.NewPath("spec", "valuesFrom"), c).ToAggregate().Error()
+	for _, want := range []string{`spec.valuesFrom[1].value: Duplicate value: "ha"`, "spec.valuesFrom[1].installation.field: Required value",
+		`spec.valuesFrom[2].value: Invalid value: "airgap": declare it in spec.values`, "spec.valuesFrom[2].installation: Required value"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors %q lack %q", got, want)
+		}
+	}
+	if s, ok := scalar(true); !ok || s != "true" {
+		t.Errorf("scalar(true) = %q, %v", s, ok)
+	}
+	if _, ok := scalar(map[string]any{}); ok {
+		t.Error("a map taken as a value")
+	}
+}

@@ -133,25 +133,40 @@ var installations = schema.GroupVersionResource{Group: "embeddedcluster.replicat
 // installedVersion is spec.config.version of the newest Installed
 // Installation.
 func installedVersion(ctx context.Context, cs *clients.Set) (string, error) {
+	in, err := newestInstalled(ctx, cs)
+	if err != nil {
+		return "", err
+	}
+	v, _, _ := unstructured.NestedString(in.Object, "spec", "config", "version")
+	if v == "" {
+		return "", errMissing
+	}
+	return v, nil
+}
+
+// newestInstalled is the newest Installed Installation that names its
+// version (embedded-cluster's names are their creation times); errMissing
+// when there is none.
+func newestInstalled(ctx context.Context, cs *clients.Set) (*unstructured.Unstructured, error) {
 	list, err := cs.Dynamic.Resource(installations).List(ctx, metav1.ListOptions{})
 	if meta.IsNoMatchError(err) {
-		return "", errMissing
+		return nil, errMissing
 	}
 	if err != nil {
-		return "", fmt.Errorf("list embedded-cluster Installations: %w", err)
+		return nil, fmt.Errorf("list embedded-cluster Installations: %w", err)
 	}
-	newest, version := "", ""
-	for _, in := range list.Items {
+	var newest *unstructured.Unstructured
+	for i, in := range list.Items {
 		state, _, _ := unstructured.NestedString(in.Object, "status", "state")
 		v, _, _ := unstructured.NestedString(in.Object, "spec", "config", "version")
-		if state == "Installed" && v != "" && in.GetName() > newest {
-			newest, version = in.GetName(), v
+		if state == "Installed" && v != "" && (newest == nil || in.GetName() > newest.GetName()) {
+			newest = &list.Items[i]
 		}
 	}
-	if version == "" {
-		return "", errMissing
+	if newest == nil {
+		return nil, errMissing
 	}
-	return version, nil
+	return newest, nil
 }
 
 func imageTag(ctx context.Context, cs *clients.Set, im *ImageVersion) (string, error) {

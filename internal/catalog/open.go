@@ -79,6 +79,8 @@ type Catalog struct {
 	files files
 	// overrides are the driver's values (SetValues).
 	overrides map[string]string
+	// fromCluster are the values spec.valuesFrom read (ReadValues).
+	fromCluster map[string]string
 }
 
 // files reads a catalog's files by their names in the catalog.

@@ -123,11 +123,15 @@ func render(name string, b []byte, data TemplateData) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// Values are the template's values: the catalog's defaults with the
+// Values are the template's values: the catalog's defaults, over them
+// what spec.valuesFrom read from the cluster (ReadValues), over those the
 // overrides SetValues took.
 func (c *Catalog) Values() map[string]string {
 	out := make(map[string]string, len(c.Spec.Values))
 	for k, v := range c.Spec.Values {
+		out[k] = v
+	}
+	for k, v := range c.fromCluster {
 		out[k] = v
 	}
 	for k, v := range c.overrides {

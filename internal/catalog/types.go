@@ -30,6 +30,11 @@ type Spec struct {
 	// default. For instance where a release's CRDs are fetched, with a
 	// local mirror as the override.
 	Values map[string]string `json:"values,omitempty"`
+	// ValuesFrom read values from the cluster, over their defaults and
+	// under a driver's overrides: which of embedded-cluster's components
+	// a cluster has is in its Installation (airGap, highAvailability,
+	// the license's disaster recovery), as embedded-cluster reads it.
+	ValuesFrom []ValueSource `json:"valuesFrom,omitempty"`
 	// Peers are the other clusters the platform works with (Liqo's
 	// peerings): every one's version must be within the range of every
 	// release an upgrade stops at (Release.Peers).
@@ -203,3 +208,20 @@ const (
 	HelmChartVersion = "chartVersion"
 	HelmAppVersion   = "appVersion"
 )
+
+// ValueSource reads one value of spec.values from the cluster; exactly
+// one source is set.
+type ValueSource struct {
+	// Value names the value, declared in spec.values.
+	Value string `json:"value"`
+	// Installation reads a field of the newest Installed embedded-cluster
+	// Installation. Without one (nothing installed yet), or without the
+	// field, the value keeps its default.
+	Installation *InstallationField `json:"installation,omitempty"`
+}
+
+// InstallationField is a field of an Installation, dotted
+// (spec.highAvailability); a bool or a number is written as text.
+type InstallationField struct {
+	Field string `json:"field"`
+}

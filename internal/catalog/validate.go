@@ -70,6 +70,7 @@ func Validate(c *ReleaseCatalog) field.ErrorList {
 			errs = append(errs, validateExpected(path.Child("expected"), e)...)
 		}
 	}
+	errs = append(errs, validateValuesFrom(spec.Child("valuesFrom"), c)...)
 	if m := c.Spec.Compatibility; m != nil {
 		cm := spec.Child("compatibility", "configMap")
 		for _, f := range []struct{ name, v string }{{"namespace", m.ConfigMap.Namespace}, {"name", m.ConfigMap.Name}, {"key", m.ConfigMap.Key}} {

@@ -39,6 +39,9 @@ type Solution struct {
 	Peers      []versions.Peer
 	// Unchecked says what could not be checked without a cluster.
 	Unchecked string
+	// ValuesRead are the catalog's values read from the cluster
+	// (spec.valuesFrom), each with where.
+	ValuesRead []string
 	// UncheckedPeers are peers the cluster knows that have no kubeconfig
 	// Secret, where the catalog says to warn (spec.peers.expected.missing).
 	UncheckedPeers []string
@@ -101,6 +104,9 @@ func Solve(ctx context.Context, cat *catalog.Catalog, cs *clients.Set, req Reque
 			return nil, fmt.Errorf("read the cluster's Kubernetes version: %w", err)
 		}
 		if s.Kubernetes, err = versions.Kubernetes(info.GitVersion); err != nil {
+			return nil, err
+		}
+		if s.ValuesRead, err = cat.ReadValues(ctx, cs); err != nil {
 			return nil, err
 		}
 		peers, problems, unchecked, err := cat.ReadPeers(ctx, cs)
@@ -217,6 +223,9 @@ func (s *Solution) Describe() []string {
 		lines = append(lines, "  "+s.Unchecked)
 	}
 	lines = append(lines, s.peersWarning()...)
+	if len(s.ValuesRead) > 0 {
+		lines = append(lines, "  values from the cluster: "+strings.Join(s.ValuesRead, ", "))
+	}
 	if passed := s.Catalog.Passed(s.From, s.Path); len(passed) > 0 {
 		vs := make([]string, len(passed))
 		for i, v := range passed {

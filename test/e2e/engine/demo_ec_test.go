@@ -61,6 +61,8 @@ func TestDemoEmbeddedCluster(t *testing.T) {
 		"every node (3) runs k0s v1.34.1+k0s.0 already: no autopilot Plan written",
 		"artifacts on every node (3: node-0, node-1, node-2)",
 		"uninstalled release ingress-nginx/legacy-metrics",
+		"values from the cluster: disasterRecovery=true (spec.licenseInfo.isDisasterRecoverySupported of Installation",
+		"stage Disaster Recovery: step velero succeeded",
 		"reached version 2.17.0+k8s-1.34",
 		"step admin-console failed",
 		"Installation", "marked Failed",

@@ -28,10 +28,11 @@ import (
 	"github.com/upshift-dev/upshift/internal/supportbundle"
 )
 
-// ecComponents is embedded-cluster's progress list for this release, in
-// its order (its infra manager's initUpgradeComponentsList: no airgap,
-// no disaster-recovery license).
-var ecComponents = []string{"Runtime", "Storage", "Runtime Operator", "Admin Console", "Additional Components"}
+// ecComponents is embedded-cluster's progress list for this cluster, in
+// its order (its infra manager's initUpgradeComponentsList): online, not
+// HA, and a license with disaster recovery, which the catalog reads from
+// the 2.16.0 Installation (spec.valuesFrom).
+var ecComponents = []string{"Runtime", "Storage", "Runtime Operator", "Disaster Recovery", "Admin Console", "Additional Components"}
 
 // ecWorld is the package's cluster made an embedded-cluster platform at
 // 2.16.0: k0s's and embedded-cluster's real CRDs, k0s's ClusterConfig,
