@@ -80,8 +80,8 @@ func TestEmbeddedCatalog(t *testing.T) {
 		t.Errorf("airgap, HA, disaster recovery: stages %v, want %v", stages(all), want)
 	}
 	runtime := all.Plan.Spec.Stages[0].Steps
-	if !runtime[1].Distribute.Airgap || !runtime[3].Autopilot.Airgap {
-		t.Errorf("airgap: the artifacts and k0s steps are not airgap: %+v %+v", runtime[1].Distribute, runtime[3].Autopilot)
+	if !runtime[1].Distribute.Airgap || runtime[3].Autopilot.Platforms["linux-amd64"].URL != "http://127.0.0.1:50000/bin/k0s-upgrade" {
+		t.Errorf("airgap: the artifacts not from the registry, or k0s not from the local artifact mirror: %+v %+v", runtime[1].Distribute, runtime[3].Autopilot)
 	}
 	if _, err := fs.ReadFile(embeddedcluster.FS, "charts/component/templates/deployment.yaml"); err != nil {
 		t.Errorf("the chart is not embedded: %v", err)

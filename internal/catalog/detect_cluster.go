@@ -149,8 +149,8 @@ func installedVersion(ctx context.Context, cs *clients.Set) (string, error) {
 // when there is none.
 func newestInstalled(ctx context.Context, cs *clients.Set) (*unstructured.Unstructured, error) {
 	list, err := cs.Dynamic.Resource(installations).List(ctx, metav1.ListOptions{})
-	if meta.IsNoMatchError(err) {
-		return nil, errMissing
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return nil, errMissing // the CRD is not installed
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list embedded-cluster Installations: %w", err)

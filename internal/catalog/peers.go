@@ -72,7 +72,7 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) (peers []versi
 	if p.Expected == nil {
 		return peers, problems, nil, nil
 	}
-	missing, err := unreadPeers(ctx, cs, p.Expected, list.Items)
+	missing, err := unreadPeers(ctx, cs, p.Expected, list.Items, key)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -81,7 +81,7 @@ func (c *Catalog) ReadPeers(ctx context.Context, cs *clients.Set) (peers []versi
 			unchecked = append(unchecked, id)
 			continue
 		}
-		problems = append(problems, noSecretProblem(p, id))
+		problems = append(problems, noSecretProblem(p, id, key))
 	}
 	return peers, problems, unchecked, nil
 }

@@ -46,12 +46,17 @@ func validateExpected(path *field.Path, e *ExpectedPeers) field.ErrorList {
 // unreadPeers are the peers the cluster's own resources name (ids, from
 // spec.peers.expected) that no kubeconfig Secret among secrets is
 // labelled for, sorted.
-func unreadPeers(ctx context.Context, cs *clients.Set, e *ExpectedPeers, secrets []corev1.Secret) ([]string, error) {
+func unreadPeers(ctx context.Context, cs *clients.Set, e *ExpectedPeers, secrets []corev1.Secret, key string) ([]string, error) {
 	gv, err := schema.ParseGroupVersion(e.APIVersion)
 	if err != nil {
 		return nil, err
 	}
 	m, err := cs.Mapper.RESTMapping(gv.WithKind(e.Kind).GroupKind(), gv.Version)
+	if meta.IsNoMatchError(err) {
+		// Installed since the mapper last looked?
+		cs.Mapper.Reset()
+		m, err = cs.Mapper.RESTMapping(gv.WithKind(e.Kind).GroupKind(), gv.Version)
+	}
 	if meta.IsNoMatchError(err) {
 		return nil, nil // not served (nothing installed yet): no such peer
 	}
@@ -68,15 +73,19 @@ func unreadPeers(ctx context.Context, cs *clients.Set, e *ExpectedPeers, secrets
 	}
 	have := map[string]bool{}
 	for _, s := range secrets {
-		if id := s.Labels[e.SecretLabel]; id != "" {
-			have[id] = true
+		// Only a Secret that holds a kubeconfig covers its peer: ReadPeers
+		// reads no other.
+		if _, ok := s.Data[key]; ok && s.Labels[e.SecretLabel] != "" {
+			have[s.Labels[e.SecretLabel]] = true
 		}
 	}
 	var out []string
 	for _, o := range list.Items {
 		id := peerID(o, e.IDField)
 		if id == "" {
-			id = o.GetName()
+			// A field the resource lacks (a typo in idField) must not
+			// pass for a peer named otherwise: it is named as missing.
+			id = fmt.Sprintf("%s (no %s)", o.GetName(), e.IDField)
 		}
 		if !have[id] {
 			out = append(out, id)
@@ -94,8 +103,12 @@ func peerID(o unstructured.Unstructured, dotted string) string {
 
 // noSecretProblem is a peer the cluster knows that nobody made a
 // kubeconfig Secret for.
-func noSecretProblem(p *Peers, id string) PeerProblem {
-	return PeerProblem{Peer: id, Err: fmt.Errorf(
-		"the cluster has %s %s, and no Secret in %s labelled %s=%s holds its kubeconfig (spec.peers.kubeconfigSecrets): create one, or set spec.peers.expected.missing: Warn to upgrade without checking it",
-		p.Expected.Kind, id, p.KubeconfigSecrets.Namespace, p.Expected.SecretLabel, id)}
+func noSecretProblem(p *Peers, id, key string) PeerProblem {
+	sel := ""
+	if p.KubeconfigSecrets.Selector != "" {
+		sel = " and " + p.KubeconfigSecrets.Selector
+	}
+	return PeerProblem{Peer: fmt.Sprintf("%q", id), Err: fmt.Errorf(
+		"the cluster has %s %q, and no Secret in %s labelled %s=%s%s holds its kubeconfig under key %s (spec.peers.kubeconfigSecrets): create one, or set spec.peers.expected.missing: Warn to upgrade without checking it",
+		p.Expected.Kind, id, p.KubeconfigSecrets.Namespace, p.Expected.SecretLabel, id, sel, key)}
 }

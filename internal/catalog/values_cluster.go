@@ -66,7 +66,11 @@ func (c *Catalog) ReadValues(ctx context.Context, cs *clients.Set) ([]string, er
 			return nil, fmt.Errorf("spec.valuesFrom: %s of Installation %s is not a string, a number or a bool: name a field that is", v.Installation.Field, in.GetName())
 		}
 		c.fromCluster[v.Value] = s
-		read = append(read, fmt.Sprintf("%s=%s (%s of Installation %s)", v.Value, s, v.Installation.Field, in.GetName()))
+		line := fmt.Sprintf("%s=%s (%s of Installation %s)", v.Value, s, v.Installation.Field, in.GetName())
+		if o, ok := c.overrides[v.Value]; ok {
+			line += fmt.Sprintf(", overridden: %s=%s", v.Value, o)
+		}
+		read = append(read, line)
 	}
 	return read, nil
 }

@@ -238,6 +238,9 @@ func (r *PlatformReconciler) solved(d *platformDrive, pu *v1alpha1.PlatformUpgra
 			}
 			p.Message = fmt.Sprintf("from %s to %s in %d hop(s)", upgrade.VersionString(s.From), s.To, len(s.Path))
 		})
+		if len(s.UncheckedPeers) > 0 {
+			r.recorder.Eventf(pu, corev1.EventTypeWarning, "PeersNotChecked", "peers not checked, no kubeconfig Secret (spec.peers.expected.missing: Warn): %s", strings.Join(s.UncheckedPeers, ", "))
+		}
 		r.wakeUp(pu, false)
 	}
 }

@@ -133,6 +133,11 @@ func (s *Server) handleInfraUpgrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	for _, l := range res.Describe {
+		if strings.Contains(l, "warning:") {
+			s.cfg.Log(strings.TrimSpace(l)) // the check showed it; the start's log keeps it
+		}
+	}
 	// The target as resolved (--target or the newest release when the
 	// request names none) is kept: a restart drives on to the same one.
 	req.TargetVersion = res.TargetVersion

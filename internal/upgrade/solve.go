@@ -117,8 +117,17 @@ func Solve(ctx context.Context, cat *catalog.Catalog, cs *clients.Set, req Reque
 			return nil, &PeersError{Problems: problems}
 		}
 		s.Peers, s.UncheckedPeers = peers, unchecked
-	} else if cat.Spec.Peers != nil || cat.Spec.Compatibility != nil {
-		s.Unchecked = "peers and the compatibility matrix not checked: no cluster"
+	} else {
+		var not []string
+		if cat.Spec.Peers != nil || cat.Spec.Compatibility != nil {
+			not = append(not, "peers and the compatibility matrix not checked")
+		}
+		if len(cat.Spec.ValuesFrom) > 0 {
+			not = append(not, "values not read from the cluster (spec.valuesFrom): their defaults are used")
+		}
+		if len(not) > 0 {
+			s.Unchecked = strings.Join(not, "; ") + ": no cluster"
+		}
 	}
 	path, err := cat.Path(versions.Request{Current: s.From, Target: s.To, Kubernetes: s.Kubernetes, Peers: s.Peers, AllowDowngrade: req.AllowDowngrade})
 	if err != nil {

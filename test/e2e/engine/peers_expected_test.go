@@ -57,9 +57,9 @@ func TestUpgradeNamesPeersWithoutKubeconfig(t *testing.T) {
 	writes := len(w.upshiftWrites())
 	r := w.mustExit(1, nil, "upgrade", "--to", "1.0.0", "--install", "--catalog", cat)
 	mustContain(t, "upgrade with a peer nobody made a Secret for", r.stderr, "cannot read the version of 2 peers",
-		"peer cl-b: the cluster has ForeignCluster cl-b, and no Secret in hops-system labelled liqo.io/remote-cluster-id=cl-b holds its kubeconfig",
+		`peer "cl-b": the cluster has ForeignCluster "cl-b", and no Secret in hops-system labelled liqo.io/remote-cluster-id=cl-b and hops.example.com/peer=true holds its kubeconfig under key kubeconfig`,
 		"peer peer-a (kubeconfig in Secret hops-system/peer-a)")
-	if strings.Contains(r.stderr, "peer cl-a: the cluster has") {
+	if strings.Contains(r.stderr, `peer "cl-a": the cluster has`) {
 		t.Errorf("cl-a, which has its Secret, is named as having none:\n%s", r.stderr)
 	}
 	if n := len(w.upshiftWrites()); n != writes {
