@@ -26,7 +26,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null)
 
-.PHONY: all build test unit cluster-binaries controller-gen generate proto check-leaks demo demo-ui bench bench-fleet bench-apps lint recipes clean image
+.PHONY: all build test fuzz fuzz-short unit cluster-binaries controller-gen generate proto check-leaks demo demo-ui bench bench-fleet bench-apps lint recipes clean image
 
 all: build
 
@@ -49,6 +49,27 @@ cluster-binaries: build
 test: cluster-binaries controller-gen
 	$(GO) test $(GOTEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory check-leaks
+	@$(MAKE) --no-print-directory fuzz-short
+
+# Fuzzing (docs/reliability.md): hack/fuzz.sh lists the targets and runs
+# them one at a time, each for FUZZTIME with one worker. 60 s per target
+# is about 10 minutes in all; 10 million executions per target needs far
+# longer (docs/reliability.md gives the rate measured for each), e.g.
+# `make fuzz FUZZTIME=2h` or `hack/fuzz.sh 2h FuzzUntrusted`.
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) ./hack/fuzz.sh $(FUZZTIME)
+
+# Inside make test: `go test ./...` above already runs every target on its
+# committed corpus (f.Add seeds and testdata/fuzz/FuzzX) without mutating;
+# this runs each for FUZZSHORT with mutation too. Decision: 3 s each, so
+# the nine targets cost about 30 s of fuzzing plus the instrumented
+# builds (about 2 minutes on 2 cores the first time, cached after), well
+# inside CI's budget (~25 of 90 minutes), one worker so the other core
+# stays free.
+FUZZSHORT ?= 3s
+fuzz-short:
+	GO=$(GO) ./hack/fuzz.sh $(FUZZSHORT)
 
 # Pure-logic tests only (no cluster).
 unit: controller-gen
