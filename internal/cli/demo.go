@@ -28,15 +28,8 @@ var demoSteps = []struct {
 	{"2.0.0", true, ExitRolledBack, "try a release whose proxy image crash-loops: it fails after its migration and add-on upgrade ran, and rolls back by itself: down-migration run, release back to its 1.1.0 revision"},
 }
 
-func newDemoCommand() *cobra.Command {
-	o := localcluster.Options{Name: "demo", Detached: true}
-	var reuse, ui bool
-	var profile, crdsFile string
-	listen := "127.0.0.1:8443"
-	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Start a local cluster (or reuse it) and upgrade the demo platform on it: 1.0.0, 1.1.0, then a broken 2.0.0 that rolls back",
-		Long: `Start a local cluster named "demo" (or reuse it), install the demo platform
+// demoLong is the demo command's help.
+const demoLong = `Start a local cluster named "demo" (or reuse it), install the demo platform
 (examples/demo: CRDs, a controller-manager, a fabric DaemonSet, ipam and proxy,
 gateway templates, per-tenant gateways and a Helm add-on) at 1.0.0, upgrade
 it to 1.1.0 with
@@ -73,8 +66,18 @@ record), then 2.17.1, whose admin console fails, rolled back; with --ui the
 wizard does it. It needs k0s's and embedded-cluster's CRDs (--crds FILE),
 which Upshift does not ship. The nodes are kwok's, where k0s cannot run:
 they report 2.17.0's k0s from the start, so the autopilot step finds
-nothing to move.`,
-		Args: cobra.NoArgs,
+nothing to move.`
+
+func newDemoCommand() *cobra.Command {
+	o := localcluster.Options{Name: "demo", Detached: true}
+	var reuse, ui bool
+	var profile, crdsFile string
+	listen := "127.0.0.1:8443"
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Start a local cluster (or reuse it) and upgrade the demo platform on it: 1.0.0, 1.1.0, then a broken 2.0.0 that rolls back",
+		Long:  demoLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Progress = cmd.ErrOrStderr()
 			out := cmd.OutOrStdout()
